@@ -1,0 +1,356 @@
+//! Runs the enabled rules over the IR of a tree, with the facts that need the whole tree: which
+//! functions are on a forward path (following calls across files), and what device each function
+//! returns its tensors on.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::diagnostic::{Diagnostic, Label};
+use crate::ir::{CallTarget, Device, EventKind, File, FileId, Function, Origin, Span, Value};
+use crate::registry::Rule;
+use crate::rule::Violation;
+use crate::settings::Settings;
+
+/// A function of the tree: file index and function index.
+pub(crate) type FnRef = (FileId, u32);
+
+/// What a function returns, device-wise.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Summary {
+    device: Device,
+    origin: Option<Origin>,
+}
+
+/// The lowered tree with its cross-file facts.
+pub(crate) struct Program<'a> {
+    pub(crate) files: &'a [File],
+    /// Position in `files` of each file id (ids of skipped files are absent).
+    position: HashMap<FileId, usize>,
+    by_name: HashMap<&'a str, Vec<FnRef>>,
+    forward: HashSet<FnRef>,
+    summaries: HashMap<FnRef, Summary>,
+}
+
+impl<'a> Program<'a> {
+    /// Indexes `files` and computes forward paths and return summaries.
+    pub(crate) fn new(files: &'a [File]) -> Self {
+        let mut by_name: HashMap<&str, Vec<FnRef>> = HashMap::new();
+        for file in files {
+            for (i, f) in file.functions.iter().enumerate() {
+                if !f.meta.name.is_empty() {
+                    by_name
+                        .entry(f.meta.name.as_str())
+                        .or_default()
+                        .push((file.id, u32::try_from(i).unwrap_or(u32::MAX)));
+                }
+            }
+        }
+        let mut program = Program {
+            files,
+            position: files.iter().enumerate().map(|(i, f)| (f.id, i)).collect(),
+            by_name,
+            forward: HashSet::new(),
+            summaries: HashMap::new(),
+        };
+        program.compute_forward();
+        program.compute_summaries();
+        program
+    }
+
+    pub(crate) fn file(&self, id: FileId) -> &'a File {
+        &self.files[self.position[&id]]
+    }
+
+    pub(crate) fn function(&self, r: FnRef) -> &'a Function {
+        &self.file(r.0).functions[r.1 as usize]
+    }
+
+    /// The functions a call may reach: a type's methods, or free functions (same file first).
+    fn resolve_call(&self, target: &CallTarget, from: FileId) -> Vec<FnRef> {
+        match target {
+            CallTarget::Method { self_type, name } => self
+                .by_name
+                .get(name.as_str())
+                .map(|c| {
+                    c.iter()
+                        .copied()
+                        .filter(|r| self.function(*r).meta.self_type.as_deref() == Some(self_type))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            CallTarget::Free { name } => {
+                let free: Vec<FnRef> = self
+                    .by_name
+                    .get(name.as_str())
+                    .map(|c| {
+                        c.iter()
+                            .copied()
+                            .filter(|r| self.function(*r).meta.self_type.is_none())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let local: Vec<FnRef> = free.iter().copied().filter(|r| r.0 == from).collect();
+                if local.is_empty() {
+                    free
+                } else {
+                    local
+                }
+            }
+        }
+    }
+
+    fn compute_forward(&mut self) {
+        let mut work: Vec<FnRef> = Vec::new();
+        for file in self.files {
+            for (i, f) in file.functions.iter().enumerate() {
+                if f.meta.is_forward_entry && !f.meta.is_test {
+                    work.push((file.id, u32::try_from(i).unwrap_or(u32::MAX)));
+                }
+            }
+        }
+        while let Some(r) = work.pop() {
+            if !self.forward.insert(r) {
+                continue;
+            }
+            for event in &self.function(r).events {
+                if let EventKind::Call { target } = &event.kind {
+                    for callee in self.resolve_call(target, r.0) {
+                        let f = self.function(callee);
+                        if !f.meta.is_test && !self.forward.contains(&callee) {
+                            work.push(callee);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn compute_summaries(&mut self) {
+        let mut in_progress = Vec::new();
+        let refs: Vec<FnRef> = self
+            .files
+            .iter()
+            .flat_map(|file| {
+                (0..file.functions.len()).map(move |i| (file.id, u32::try_from(i).unwrap_or(0)))
+            })
+            .collect();
+        for r in refs {
+            self.summary(r, &mut in_progress);
+        }
+    }
+
+    fn summary(&mut self, r: FnRef, in_progress: &mut Vec<FnRef>) -> Summary {
+        if let Some(s) = self.summaries.get(&r) {
+            return s.clone();
+        }
+        let unknown = Summary {
+            device: Device::Unknown,
+            origin: None,
+        };
+        if in_progress.contains(&r) || in_progress.len() > 16 {
+            return unknown;
+        }
+        in_progress.push(r);
+        let mut result: Option<Summary> = None;
+        for ret in &self.function(r).returns {
+            if !ret.is_tensor() {
+                continue;
+            }
+            let s = self.resolve_with(&ret.device, ret.origin.as_ref(), r.0, in_progress);
+            result = Some(match result {
+                None => s,
+                Some(prev) if prev.device == s.device => prev,
+                Some(_) => unknown.clone(),
+            });
+        }
+        in_progress.pop();
+        let s = result.unwrap_or(unknown);
+        self.summaries.insert(r, s.clone());
+        s
+    }
+
+    fn resolve_with(
+        &mut self,
+        device: &Device,
+        origin: Option<&Origin>,
+        file: FileId,
+        in_progress: &mut Vec<FnRef>,
+    ) -> Summary {
+        let Device::Call(call) = device else {
+            return Summary {
+                device: device.clone(),
+                origin: origin.cloned(),
+            };
+        };
+        let callees = self.resolve_call(&call.target, file);
+        if callees.is_empty() {
+            // Not in the tree: a library function given tensors computes where they are.
+            return match call.target {
+                CallTarget::Free { .. } => {
+                    self.resolve_with(&call.arg_device, None, file, in_progress)
+                }
+                CallTarget::Method { .. } => Summary {
+                    device: Device::Unknown,
+                    origin: None,
+                },
+            };
+        }
+        let mut result: Option<Summary> = None;
+        for callee in callees {
+            let mut s = self.summary(callee, in_progress);
+            if s.device == Device::Input {
+                s = self.resolve_with(&call.arg_device, None, file, in_progress);
+            }
+            result = Some(match result {
+                None => s,
+                Some(prev) if prev.device == s.device => prev,
+                Some(_) => Summary {
+                    device: Device::Unknown,
+                    origin: None,
+                },
+            });
+        }
+        result.unwrap_or(Summary {
+            device: Device::Unknown,
+            origin: None,
+        })
+    }
+
+    /// The device of a value, with calls resolved through the callees' return summaries.
+    pub(crate) fn resolve(&self, value: &Value, file: FileId) -> (Device, Option<Origin>) {
+        self.resolve_device(&value.device, value.origin.as_ref(), file, 0)
+    }
+
+    fn resolve_device(
+        &self,
+        device: &Device,
+        origin: Option<&Origin>,
+        file: FileId,
+        depth: u32,
+    ) -> (Device, Option<Origin>) {
+        let Device::Call(call) = device else {
+            return (device.clone(), origin.cloned());
+        };
+        if depth > 16 {
+            return (Device::Unknown, None);
+        }
+        let callees = self.resolve_call(&call.target, file);
+        if callees.is_empty() {
+            return match call.target {
+                CallTarget::Free { .. } => self.resolve_device(&call.arg_device, None, file, depth + 1),
+                CallTarget::Method { .. } => (Device::Unknown, None),
+            };
+        }
+        let mut result: Option<(Device, Option<Origin>)> = None;
+        for callee in callees {
+            let s = self.summaries.get(&callee).cloned().unwrap_or(Summary {
+                device: Device::Unknown,
+                origin: None,
+            });
+            let s = if s.device == Device::Input {
+                self.resolve_device(&call.arg_device, None, file, depth + 1)
+            } else {
+                (s.device, s.origin)
+            };
+            result = Some(match result {
+                None => s,
+                Some(prev) if prev.0 == s.0 => prev,
+                Some(_) => (Device::Unknown, None),
+            });
+        }
+        result.unwrap_or((Device::Unknown, None))
+    }
+
+    /// Whether a function is on a forward path.
+    pub(crate) fn is_forward(&self, file: FileId, func: usize) -> bool {
+        self.forward
+            .contains(&(file, u32::try_from(func).unwrap_or(u32::MAX)))
+    }
+}
+
+/// What a rule sees: the program, the file being checked, and the diagnostics so far.
+pub(crate) struct Checker<'a> {
+    pub(crate) program: &'a Program<'a>,
+    pub(crate) file: &'a File,
+    pub(crate) settings: &'a Settings,
+    rule: Rule,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+impl<'a> Checker<'a> {
+    pub(crate) fn new(program: &'a Program<'a>, file: &'a File, settings: &'a Settings) -> Self {
+        Checker {
+            program,
+            file,
+            settings,
+            rule: Rule::SyntaxError,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// Runs every enabled rule over the file.
+    pub(crate) fn run(mut self) -> Vec<Diagnostic> {
+        for &rule in Rule::ALL {
+            if self.settings.is_enabled(rule) {
+                self.rule = rule;
+                rule.check(&mut self);
+            }
+        }
+        self.diagnostics
+    }
+
+    /// The functions rules look at: test code is left out unless the settings include it.
+    pub(crate) fn functions(&self) -> impl Iterator<Item = (usize, &'a Function)> + 'a {
+        let include_tests = self.settings.include_tests;
+        self.file
+            .functions
+            .iter()
+            .enumerate()
+            .filter(move |(_, f)| include_tests || !f.meta.is_test)
+    }
+
+    /// Whether function `index` of the current file is on a forward path.
+    pub(crate) fn is_forward(&self, index: usize) -> bool {
+        self.program.is_forward(self.file.id, index)
+    }
+
+    /// The device of a value, calls resolved.
+    pub(crate) fn resolve(&self, value: &Value) -> (Device, Option<Origin>) {
+        self.program.resolve(value, self.file.id)
+    }
+
+    /// Reports a violation of the running rule at `span`.
+    pub(crate) fn report(&mut self, violation: &impl Violation, span: Span) -> &mut Diagnostic {
+        self.diagnostics.push(Diagnostic {
+            rule: self.rule,
+            path: self.file.path.clone(),
+            message: violation.message(),
+            span,
+            labels: Vec::new(),
+            help: violation.help(),
+            fix: None,
+        });
+        self.diagnostics.last_mut().expect("just pushed")
+    }
+
+    /// Where an origin is, for a message: `path:line:col` when it is in another file.
+    pub(crate) fn describe_origin(&self, origin: &Origin) -> Option<String> {
+        if origin.file == self.file.id {
+            return None;
+        }
+        let file = self.program.file(origin.file);
+        let index = crate::diagnostic::LineIndex::new(&file.source);
+        let (line, col) = index.line_col(&file.source, origin.span.start);
+        Some(format!("{}:{line}:{col}", file.path.display()))
+    }
+}
+
+impl Diagnostic {
+    /// Adds a secondary label.
+    pub(crate) fn label(&mut self, span: Span, message: impl Into<String>) -> &mut Self {
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+        });
+        self
+    }
+}

@@ -1,0 +1,3 @@
+//! Frontends: each lowers one language's syntax into the placement IR.
+
+pub(crate) mod rust;

@@ -1,0 +1,1413 @@
+//! Lowers one Rust file into the placement IR in a single walk.
+//!
+//! Items (modules, impls, functions) are walked with `syn::visit`; inside a function body the
+//! walk is an abstract evaluation: every expression is visited once and yields a [`Value`] (kind,
+//! device, where the device came from), and the placement-relevant ones emit [`Event`]s.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use proc_macro2::Span as PmSpan;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::{Expr, Pat, Stmt, Token};
+
+use super::tables as t;
+use crate::ir::{
+    Binding, BindingId, CallRef, CallTarget, Device, Event, EventKind, File, FileId, Function,
+    FunctionMeta, Loop, LoopId, Origin, Span, Value, ValueKind,
+};
+
+/// Longest expression text kept for messages, in characters.
+const MAX_TEXT: usize = 48;
+
+/// Lowers `source` (the contents of `path`) into a [`File`].
+pub(crate) fn lower_file(id: FileId, path: &Path, source: Arc<str>) -> File {
+    let is_binary = is_binary_path(path);
+    let path_is_test = is_test_path(path);
+    let mut file = File {
+        id,
+        path: path.to_path_buf(),
+        source: source.clone(),
+        functions: Vec::new(),
+        syntax_error: None,
+        is_binary,
+    };
+    // Strip what `syn::parse_file` strips (a BOM, a shebang line), remembering the offset.
+    let mut base = 0;
+    if source.starts_with('\u{feff}') {
+        base = '\u{feff}'.len_utf8();
+    }
+    let rest = &source[base..];
+    if rest.starts_with("#!") && !rest[2..].trim_start().starts_with('[') {
+        base += rest.find('\n').unwrap_or(rest.len());
+    }
+    let parsed = syn::parse_str::<syn::File>(&source[base..]);
+    match parsed {
+        Err(err) => {
+            let range = err.span().byte_range();
+            let start = (range.start + base).min(source.len());
+            let end = (range.end + base).clamp(start, source.len());
+            file.syntax_error = Some((start..end, err.to_string()));
+        }
+        Ok(ast) => {
+            let mut lowerer = Lowerer::new(id, base, &source, path_is_test);
+            lowerer.collect_uses(&ast.items);
+            lowerer.begin_function(FunctionMeta {
+                is_test: path_is_test,
+                ..FunctionMeta::default()
+            });
+            lowerer.visit_file(&ast);
+            lowerer.end_function();
+            file.functions = lowerer.functions;
+        }
+    }
+    // Spans are plain byte ranges now: free proc-macro2's per-thread source map.
+    proc_macro2::extra::invalidate_current_thread_spans();
+    file
+}
+
+fn is_binary_path(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    name == "main.rs"
+        || name == "build.rs"
+        || path
+            .components()
+            .any(|c| matches!(c.as_os_str().to_str(), Some("bin" | "examples")))
+}
+
+fn is_test_path(path: &Path) -> bool {
+    let name = path.file_stem().and_then(|n| n.to_str()).unwrap_or("");
+    name == "tests"
+        || name == "test"
+        || name.starts_with("test_")
+        || name.ends_with("_test")
+        || name.ends_with("_tests")
+        || path
+            .components()
+            .any(|c| matches!(c.as_os_str().to_str(), Some("tests" | "benches" | "examples")))
+}
+
+/// An evaluated expression: its value and, for aggregates (`&[a, b]`, `(a, b)`, `vec![..]`), the
+/// tensor values inside it.
+struct Val {
+    v: Value,
+    elems: Vec<Value>,
+}
+
+impl Val {
+    fn new(v: Value) -> Self {
+        Val {
+            v,
+            elems: Vec::new(),
+        }
+    }
+    /// The tensors this expression stands for: itself, or the tensors of an aggregate.
+    fn tensors(&self) -> Vec<Value> {
+        if self.v.is_tensor() {
+            vec![self.v.clone()]
+        } else {
+            self.elems.iter().filter(|e| e.is_tensor()).cloned().collect()
+        }
+    }
+}
+
+/// The state of the function being lowered.
+struct FnState {
+    func: Function,
+    scopes: Vec<HashMap<String, BindingId>>,
+    env: Vec<Value>,
+    loop_stack: Vec<LoopId>,
+    log_depth: u32,
+    periodic_depth: u32,
+    timer_live: bool,
+}
+
+struct Lowerer<'a> {
+    file: FileId,
+    base: usize,
+    src: &'a str,
+    path_is_test: bool,
+    /// `use a::B as C` renames: `C` -> `B`.
+    aliases: HashMap<String, String>,
+    /// What `Default::default()` means in a device position.
+    default_device: Option<Device>,
+    functions: Vec<Function>,
+    stack: Vec<FnState>,
+    /// `(self type, trait)` of the impl blocks being walked.
+    impls: Vec<(Option<String>, Option<String>)>,
+    test_depth: u32,
+}
+
+impl<'a> Lowerer<'a> {
+    fn new(file: FileId, base: usize, src: &'a str, path_is_test: bool) -> Self {
+        Lowerer {
+            file,
+            base,
+            src,
+            path_is_test,
+            aliases: HashMap::new(),
+            default_device: None,
+            functions: Vec::new(),
+            stack: Vec::new(),
+            impls: Vec::new(),
+            test_depth: 0,
+        }
+    }
+
+    // ---------------------------------------------------------------- spans, text, aliases
+
+    fn span(&self, node: &impl Spanned) -> Span {
+        self.pm_span(node.span())
+    }
+
+    fn pm_span(&self, span: PmSpan) -> Span {
+        let r = span.byte_range();
+        r.start + self.base..r.end + self.base
+    }
+
+    fn text(&self, span: &Span) -> String {
+        let raw = self.src.get(span.clone()).unwrap_or("");
+        let mut out = String::new();
+        let mut last_space = false;
+        for ch in raw.chars() {
+            if ch.is_whitespace() {
+                if !last_space && !out.is_empty() {
+                    out.push(' ');
+                }
+                last_space = true;
+            } else {
+                out.push(ch);
+                last_space = false;
+            }
+            if out.chars().count() >= MAX_TEXT {
+                out.push('…');
+                break;
+            }
+        }
+        out
+    }
+
+    fn canon<'s>(&'s self, ident: &'s str) -> &'s str {
+        self.aliases.get(ident).map_or(ident, String::as_str)
+    }
+
+    /// Records `use` renames and which APIs the file imports.
+    fn collect_uses(&mut self, items: &[syn::Item]) {
+        for item in items {
+            match item {
+                syn::Item::Use(u) => self.collect_use_tree(&u.tree, true),
+                syn::Item::ExternCrate(c) => self.note_crate(&c.ident.to_string()),
+                syn::Item::Mod(m) => {
+                    if let Some((_, items)) = &m.content {
+                        self.collect_uses(items);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn collect_use_tree(&mut self, tree: &syn::UseTree, first: bool) {
+        match tree {
+            syn::UseTree::Path(p) => {
+                if first {
+                    self.note_crate(&p.ident.to_string());
+                }
+                self.collect_use_tree(&p.tree, false);
+            }
+            syn::UseTree::Rename(r) => {
+                if first {
+                    self.note_crate(&r.ident.to_string());
+                }
+                self.aliases
+                    .insert(r.rename.to_string(), r.ident.to_string());
+            }
+            syn::UseTree::Group(g) => {
+                for t in &g.items {
+                    self.collect_use_tree(t, first);
+                }
+            }
+            syn::UseTree::Name(_) | syn::UseTree::Glob(_) => {}
+        }
+    }
+
+    fn note_crate(&mut self, name: &str) {
+        match name {
+            "placer_runtime" | "placer" => self.default_device = Some(Device::Cpu),
+            n if n.starts_with("burn") && self.default_device.is_none() => {
+                self.default_device = Some(Device::BackendDefault);
+            }
+            _ => {}
+        }
+    }
+
+    // ---------------------------------------------------------------- functions, bindings, events
+
+    fn begin_function(&mut self, meta: FunctionMeta) {
+        self.stack.push(FnState {
+            func: Function {
+                meta,
+                ..Function::default()
+            },
+            scopes: vec![HashMap::new()],
+            env: Vec::new(),
+            loop_stack: Vec::new(),
+            log_depth: 0,
+            periodic_depth: 0,
+            timer_live: false,
+        });
+    }
+
+    fn end_function(&mut self) {
+        if let Some(state) = self.stack.pop() {
+            self.functions.push(state.func);
+        }
+    }
+
+    fn st(&mut self) -> &mut FnState {
+        self.stack.last_mut().expect("a function is always open")
+    }
+
+    fn emit(&mut self, kind: EventKind, span: Span) -> u32 {
+        let st = self.st();
+        let event = Event {
+            kind,
+            span,
+            loop_id: st.loop_stack.last().copied(),
+            in_log: st.log_depth > 0,
+            in_periodic: st.periodic_depth > 0,
+        };
+        st.func.events.push(event);
+        u32::try_from(st.func.events.len() - 1).unwrap_or(u32::MAX)
+    }
+
+    fn bind(&mut self, name: &str, mut value: Value) -> BindingId {
+        let st = self.st();
+        let id = BindingId::try_from(st.func.bindings.len()).unwrap_or(BindingId::MAX);
+        st.func.bindings.push(Binding {
+            name: name.to_string(),
+            def_loop: st.loop_stack.last().copied(),
+            assigned_in: Vec::new(),
+        });
+        value.var = None;
+        st.env.push(value);
+        st.scopes
+            .last_mut()
+            .expect("scope")
+            .insert(name.to_string(), id);
+        id
+    }
+
+    fn lookup(&mut self, name: &str) -> Option<BindingId> {
+        let st = self.st();
+        st.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    fn assign(&mut self, id: BindingId, value: Value) {
+        let st = self.st();
+        let lp = st.loop_stack.last().copied();
+        st.func.bindings[id as usize].assigned_in.push(lp);
+        let mut value = value;
+        value.var = None;
+        st.env[id as usize] = value;
+    }
+
+    fn push_scope(&mut self) {
+        self.st().scopes.push(HashMap::new());
+    }
+
+    fn pop_scope(&mut self) {
+        self.st().scopes.pop();
+    }
+
+    fn bind_pat(&mut self, pat: &Pat, value: &Value) {
+        match pat {
+            Pat::Ident(p) => {
+                self.bind(&p.ident.to_string(), value.clone());
+            }
+            Pat::Type(p) => self.bind_pat(&p.pat, value),
+            Pat::Reference(p) => self.bind_pat(&p.pat, value),
+            Pat::Paren(p) => self.bind_pat(&p.pat, value),
+            // `Some(x)`, `Ok(x)`: x is the wrapped value.
+            Pat::TupleStruct(p) if p.elems.len() == 1 => {
+                let wrapped = p
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|s| matches!(s.ident.to_string().as_str(), "Some" | "Ok"));
+                let inner = if wrapped {
+                    value.clone()
+                } else {
+                    Value::unknown(value.span.clone())
+                };
+                self.bind_pat(&p.elems[0], &inner);
+            }
+            _ => {
+                // Tuples, structs, slices: bind every name, knowing nothing of its value.
+                let mut names = Vec::new();
+                collect_pat_idents(pat, &mut names);
+                for name in names {
+                    self.bind(&name, Value::unknown(value.span.clone()));
+                }
+            }
+        }
+    }
+
+    fn fn_meta(&self, sig: &syn::Signature, attrs: &[syn::Attribute], in_impl: bool) -> FunctionMeta {
+        let (self_type, trait_name) = if in_impl {
+            self.impls.last().cloned().unwrap_or((None, None))
+        } else {
+            (None, None)
+        };
+        let name = sig.ident.to_string();
+        let is_test = self.path_is_test || self.test_depth > 0 || is_test_attrs(attrs);
+        let in_module_trait = trait_name
+            .as_deref()
+            .is_some_and(|tr| t::MODULE_TRAITS.contains(&tr));
+        FunctionMeta {
+            is_forward_entry: !is_test && (t::is_forward_name(&name) || in_module_trait),
+            name,
+            self_type,
+            trait_name,
+            span: self.span(&sig.ident),
+            is_test,
+        }
+    }
+
+    fn lower_fn(&mut self, meta: FunctionMeta, sig: &syn::Signature, body: &syn::Block) {
+        self.begin_function(meta);
+        for input in &sig.inputs {
+            if let syn::FnArg::Typed(arg) = input {
+                let span = self.span(&arg.pat);
+                let kind = if type_mentions(&arg.ty, |n| t::TENSOR_TYPES.contains(&n)) {
+                    ValueKind::Tensor
+                } else if type_mentions(&arg.ty, t::is_device_type) {
+                    ValueKind::Device
+                } else {
+                    ValueKind::Other
+                };
+                let device = match kind {
+                    ValueKind::Tensor => Device::Input,
+                    _ => Device::Unknown,
+                };
+                let mut value = Value::unknown(span.clone());
+                value.kind = kind;
+                value.device = device;
+                value.text = self.text(&span);
+                self.bind_pat(&arg.pat, &value);
+            }
+        }
+        let tail = self.eval_block(body);
+        let st = self.st();
+        st.func.returns.push(tail.v);
+        self.end_function();
+    }
+
+    // ---------------------------------------------------------------- evaluation
+
+    fn eval_block(&mut self, block: &syn::Block) -> Val {
+        self.push_scope();
+        let mut last = Val::new(Value::unknown(self.span(block)));
+        let n = block.stmts.len();
+        for (i, stmt) in block.stmts.iter().enumerate() {
+            let v = self.eval_stmt(stmt);
+            if i + 1 == n {
+                if let Some(v) = v {
+                    last = v;
+                }
+            }
+        }
+        self.pop_scope();
+        last
+    }
+
+    /// Evaluates a statement; returns the value of a tail expression.
+    fn eval_stmt(&mut self, stmt: &Stmt) -> Option<Val> {
+        match stmt {
+            Stmt::Local(local) => {
+                let value = match &local.init {
+                    Some(init) => {
+                        let v = self.eval(&init.expr);
+                        if let Some((_, diverge)) = &init.diverge {
+                            self.eval(diverge);
+                        }
+                        v.v
+                    }
+                    None => Value::unknown(self.span(&local.pat)),
+                };
+                self.bind_pat(&local.pat, &value);
+                None
+            }
+            Stmt::Item(item) => {
+                self.visit_item(item);
+                None
+            }
+            Stmt::Expr(e, semi) => {
+                let v = self.eval(e);
+                semi.is_none().then_some(v)
+            }
+            Stmt::Macro(m) => {
+                self.eval_macro(&m.mac);
+                None
+            }
+        }
+    }
+
+    fn tensor(&self, span: Span, device: Device, origin: Option<Origin>) -> Value {
+        let text = self.text(&span);
+        Value {
+            kind: ValueKind::Tensor,
+            device,
+            origin,
+            host_read: None,
+            var: None,
+            reads: Vec::new(),
+            span,
+            text,
+        }
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn eval(&mut self, expr: &Expr) -> Val {
+        let span = self.span(expr);
+        match expr {
+            Expr::Path(p) => Val::new(self.eval_path(&p.path, span)),
+            Expr::Reference(r) => self.eval(&r.expr),
+            Expr::Paren(p) => self.eval(&p.expr),
+            Expr::Group(g) => self.eval(&g.expr),
+            Expr::Try(t) => self.eval(&t.expr),
+            Expr::Await(a) => self.eval(&a.base),
+            Expr::Cast(c) => self.eval(&c.expr),
+            Expr::Unary(u) => self.eval(&u.expr),
+            Expr::Lit(_) => Val::new(Value::unknown(span)),
+            Expr::MethodCall(m) => self.eval_method(m, span),
+            Expr::Call(c) => self.eval_call(c, span),
+            Expr::Binary(b) => self.eval_binary(b, span),
+            Expr::Assign(a) => {
+                let rhs = self.eval(&a.right);
+                self.assign_to(&a.left, rhs.v);
+                Val::new(Value::unknown(span))
+            }
+            Expr::Field(f) => {
+                let base = self.eval(&f.base);
+                let mut v = Value::unknown(span.clone());
+                v.reads = base.v.reads;
+                if let syn::Member::Named(name) = &f.member {
+                    if t::is_device_field(&name.to_string()) {
+                        v.kind = ValueKind::Device;
+                        v.device = Device::Cached;
+                        v.text = self.text(&span);
+                    }
+                }
+                Val::new(v)
+            }
+            Expr::Index(i) => {
+                let base = self.eval(&i.expr);
+                let idx = self.eval(&i.index);
+                let mut v = base.v;
+                v.var = None;
+                v.reads.extend(idx.v.reads);
+                if v.kind != ValueKind::Host && v.kind != ValueKind::Tensor {
+                    v = Value::unknown(span.clone());
+                }
+                v.span = span;
+                Val::new(v)
+            }
+            Expr::Array(a) => self.eval_aggregate(a.elems.iter(), span),
+            Expr::Tuple(tu) => self.eval_aggregate(tu.elems.iter(), span),
+            Expr::Block(b) => self.eval_block(&b.block),
+            Expr::Unsafe(u) => self.eval_block(&u.block),
+            Expr::Const(c) => self.eval_block(&c.block),
+            Expr::TryBlock(tb) => self.eval_block(&tb.block),
+            Expr::If(i) => self.eval_if(i),
+            Expr::Match(m) => {
+                let scrutinee = self.eval(&m.expr);
+                let mut result: Option<Value> = None;
+                for arm in &m.arms {
+                    self.push_scope();
+                    self.bind_pat(&arm.pat, &scrutinee.v);
+                    if let Some((_, guard)) = &arm.guard {
+                        self.eval(guard);
+                    }
+                    let v = self.eval(&arm.body);
+                    self.pop_scope();
+                    result = Some(match result {
+                        None => v.v,
+                        Some(prev) => join(prev, v.v),
+                    });
+                }
+                Val::new(result.unwrap_or_else(|| Value::unknown(span)))
+            }
+            Expr::ForLoop(f) => {
+                let iter = self.eval(&f.expr);
+                self.enter_loop(span.clone());
+                self.push_scope();
+                let mut item = Value::unknown(self.span(&f.pat));
+                item.reads = iter.v.reads;
+                self.bind_pat(&f.pat, &item);
+                self.eval_block(&f.body);
+                self.pop_scope();
+                self.exit_loop();
+                Val::new(Value::unknown(span))
+            }
+            Expr::While(w) => {
+                self.enter_loop(span.clone());
+                self.push_scope();
+                self.eval(&w.cond);
+                self.eval_block(&w.body);
+                self.pop_scope();
+                self.exit_loop();
+                Val::new(Value::unknown(span))
+            }
+            Expr::Loop(l) => {
+                self.enter_loop(span.clone());
+                self.eval_block(&l.body);
+                self.exit_loop();
+                Val::new(Value::unknown(span))
+            }
+            Expr::Let(l) => {
+                let v = self.eval(&l.expr);
+                self.bind_pat(&l.pat, &v.v);
+                Val::new(Value::unknown(span))
+            }
+            Expr::Closure(c) => {
+                self.push_scope();
+                for input in &c.inputs {
+                    self.bind_pat(input, &Value::unknown(self.span(input)));
+                }
+                self.eval(&c.body);
+                self.pop_scope();
+                Val::new(Value::unknown(span))
+            }
+            Expr::Return(r) => {
+                if let Some(e) = &r.expr {
+                    let v = self.eval(e);
+                    self.st().func.returns.push(v.v);
+                }
+                Val::new(Value::unknown(span))
+            }
+            Expr::Break(b) => {
+                if let Some(e) = &b.expr {
+                    self.eval(e);
+                }
+                Val::new(Value::unknown(span))
+            }
+            Expr::Macro(m) => self.eval_macro(&m.mac),
+            Expr::Struct(s) => {
+                for field in &s.fields {
+                    self.eval(&field.expr);
+                }
+                if let Some(rest) = &s.rest {
+                    self.eval(rest);
+                }
+                Val::new(Value::unknown(span))
+            }
+            Expr::Range(r) => {
+                if let Some(s) = &r.start {
+                    self.eval(s);
+                }
+                if let Some(e) = &r.end {
+                    self.eval(e);
+                }
+                Val::new(Value::unknown(span))
+            }
+            Expr::Repeat(r) => {
+                self.eval(&r.expr);
+                self.eval(&r.len);
+                Val::new(Value::unknown(span))
+            }
+            Expr::Yield(y) => {
+                if let Some(e) = &y.expr {
+                    self.eval(e);
+                }
+                Val::new(Value::unknown(span))
+            }
+            Expr::Async(a) => self.eval_block(&a.block),
+            _ => Val::new(Value::unknown(span)),
+        }
+    }
+
+    fn enter_loop(&mut self, span: Span) {
+        let st = self.st();
+        let parent = st.loop_stack.last().copied();
+        st.func.loops.push(Loop { span, parent });
+        let id = LoopId::try_from(st.func.loops.len() - 1).unwrap_or(LoopId::MAX);
+        st.loop_stack.push(id);
+    }
+
+    fn exit_loop(&mut self) {
+        self.st().loop_stack.pop();
+    }
+
+    fn eval_aggregate<'e>(&mut self, elems: impl Iterator<Item = &'e Expr>, span: Span) -> Val {
+        let mut v = Value::unknown(span);
+        let mut out = Vec::new();
+        for e in elems {
+            let ev = self.eval(e);
+            v.reads.extend(ev.v.reads.iter().copied());
+            if ev.v.kind == ValueKind::Device && v.kind != ValueKind::Device {
+                // tch options `(Kind::Float, Device::Cpu)`: the tuple carries the device.
+                v.kind = ValueKind::Device;
+                v.device = ev.v.device.clone();
+                v.origin = ev.v.origin.clone();
+            }
+            out.extend(ev.tensors());
+        }
+        if v.kind == ValueKind::Device {
+            v.text = self.text(&v.span);
+        }
+        Val { v, elems: out }
+    }
+
+    fn eval_if(&mut self, i: &syn::ExprIf) -> Val {
+        let cond_span = self.span(&i.cond);
+        let periodic = self.src.get(cond_span).is_some_and(|c| c.contains('%'));
+        self.push_scope();
+        self.eval(&i.cond);
+        if periodic {
+            self.st().periodic_depth += 1;
+        }
+        let then = self.eval_block(&i.then_branch);
+        if periodic {
+            self.st().periodic_depth -= 1;
+        }
+        self.pop_scope();
+        match &i.else_branch {
+            Some((_, e)) => {
+                let other = self.eval(e);
+                Val::new(join(then.v, other.v))
+            }
+            None => Val::new(Value::unknown(self.span(i))),
+        }
+    }
+
+    fn assign_to(&mut self, lhs: &Expr, value: Value) {
+        match lhs {
+            Expr::Path(p) if p.path.segments.len() == 1 => {
+                let name = p.path.segments[0].ident.to_string();
+                if let Some(id) = self.lookup(&name) {
+                    self.assign(id, value);
+                }
+            }
+            _ => {
+                self.eval(lhs);
+            }
+        }
+    }
+
+    fn eval_path(&mut self, path: &syn::Path, span: Span) -> Value {
+        let segs: Vec<String> = path
+            .segments
+            .iter()
+            .map(|s| self.canon(&s.ident.to_string()).to_string())
+            .collect();
+        if segs.len() == 1 {
+            if let Some(id) = self.lookup(&segs[0]) {
+                let st = self.stack.last().expect("function");
+                let mut v = st.env[id as usize].clone();
+                v.var = Some(id);
+                v.reads = vec![id];
+                v.span = span.clone();
+                v.text = self.text(&span);
+                return v;
+            }
+        }
+        let mut v = Value::unknown(span.clone());
+        if segs.len() >= 2 && t::is_device_type(&segs[segs.len() - 2]) {
+            let device = match t::device_ctor(&segs[segs.len() - 1]) {
+                Some(t::DeviceCtor::Cpu) => Some(Device::Cpu),
+                Some(t::DeviceCtor::Meta) => Some(Device::Meta),
+                Some(t::DeviceCtor::Accelerator) => Some(Device::Cuda(None)),
+                _ => None,
+            };
+            if let Some(device) = device {
+                v.kind = ValueKind::Device;
+                v.text = self.text(&span);
+                v.origin = Some(self.origin(span.clone(), Some(span.clone()), v.text.clone()));
+                v.device = device;
+            }
+        }
+        v
+    }
+
+    fn origin(&self, span: Span, device_span: Option<Span>, device_text: String) -> Origin {
+        let function = self
+            .stack
+            .last()
+            .map(|s| s.func.meta.name.clone())
+            .unwrap_or_default();
+        Origin {
+            file: self.file,
+            span,
+            device_span,
+            device_text,
+            function,
+            is_transfer: false,
+        }
+    }
+
+    fn eval_args<'e>(&mut self, args: impl Iterator<Item = &'e Expr>) -> Vec<Val> {
+        args.map(|a| self.eval(a)).collect()
+    }
+
+    /// Emits an op event if two or more tensors meet; returns their values.
+    fn maybe_op(&mut self, name: &str, operands: Vec<Value>, span: Span) {
+        if operands.len() >= 2 {
+            self.emit(
+                EventKind::Op {
+                    name: name.to_string(),
+                    operands,
+                },
+                span.clone(),
+            );
+        }
+        self.device_work(span);
+    }
+
+    fn device_work(&mut self, span: Span) {
+        if self.st().timer_live {
+            self.emit(EventKind::DeviceWork, span);
+        }
+    }
+
+    fn reads_of(vals: &[&Value]) -> Vec<BindingId> {
+        let mut reads: Vec<BindingId> = vals.iter().flat_map(|v| v.reads.iter().copied()).collect();
+        reads.sort_unstable();
+        reads.dedup();
+        reads
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn eval_method(&mut self, m: &syn::ExprMethodCall, span: Span) -> Val {
+        let recv = self.eval(&m.receiver);
+        let args = self.eval_args(m.args.iter());
+        let name = m.method.to_string();
+        let name = name.as_str();
+        let is_self = matches!(&*m.receiver, Expr::Path(p) if p.path.is_ident("self"));
+        let mut all: Vec<&Value> = vec![&recv.v];
+        all.extend(args.iter().map(|a| &a.v));
+        let reads = Self::reads_of(&all);
+        let arg_tensors: Vec<Value> = args.iter().flat_map(Val::tensors).collect();
+        let first_arg_device = arg_tensors
+            .first()
+            .map_or(Device::Unknown, |v| v.device.clone());
+
+        // Timers.
+        if let ValueKind::Timer(start) = recv.v.kind {
+            if name == "elapsed" || name == "duration_since" {
+                self.emit(EventKind::TimerRead { start }, span.clone());
+            }
+        }
+        if name == "duration_since" {
+            if let Some(ValueKind::Timer(start)) = args.first().map(|a| a.v.kind) {
+                self.emit(EventKind::TimerRead { start }, span.clone());
+            }
+        }
+
+        // Transfers.
+        if t::TRANSFERS.contains(&name) {
+            let target = match name {
+                "cuda" => Some((Device::Cuda(None), None)),
+                "cpu" => Some((Device::Cpu, None)),
+                _ => args.first().and_then(|a| {
+                    (a.v.kind == ValueKind::Device || name != "to")
+                        .then(|| (a.v.device.clone(), Some(a.v.clone())))
+                }),
+            };
+            if let Some((to, to_value)) = target {
+                let method_span = self.pm_span(m.method.span()).start..span.end;
+                let to_value = to_value.unwrap_or_else(|| {
+                    let mut v = Value::unknown(method_span.clone());
+                    v.text = self.text(&method_span);
+                    v
+                });
+                let device_text = to_value.text.clone();
+                self.emit(
+                    EventKind::Transfer {
+                        source: recv.v.clone(),
+                        to: to.clone(),
+                        to_value: to_value.clone(),
+                    },
+                    method_span.clone(),
+                );
+                let mut origin =
+                    self.origin(method_span.clone(), Some(to_value.span.clone()), device_text);
+                origin.is_transfer = true;
+                let mut v = self.tensor(span.clone(), to.clone(), Some(origin));
+                if recv.v.kind != ValueKind::Tensor && recv.v.kind != ValueKind::Other {
+                    v.kind = recv.v.kind;
+                }
+                if to == Device::Cpu {
+                    v.host_read = Some(method_span);
+                }
+                v.reads = reads;
+                return Val::new(v);
+            }
+        }
+
+        // Host reads.
+        let tensor_recv = recv.v.is_tensor();
+        if t::HOST_READS.contains(&name) && (tensor_recv || recv.v.kind == ValueKind::Other)
+            || t::TENSOR_ONLY_HOST_READS.contains(&name) && tensor_recv
+        {
+            let method_span = self.pm_span(m.method.span()).start..span.end;
+            self.emit(
+                EventKind::HostRead {
+                    source: recv.v.clone(),
+                    method: name.to_string(),
+                },
+                method_span.clone(),
+            );
+            let mut v = Value::unknown(span);
+            v.kind = ValueKind::Host;
+            v.host_read = Some(method_span);
+            v.reads = reads;
+            return Val::new(v);
+        }
+
+        if t::SYNCHRONIZE.contains(&name) {
+            self.emit(EventKind::Synchronize, span.clone());
+            return Val::new(Value::unknown(span));
+        }
+        if t::EMPTY_CACHE.contains(&name) {
+            self.emit(EventKind::EmptyCache, span.clone());
+            return Val::new(Value::unknown(span));
+        }
+
+        // Accumulating host values into a collection.
+        if t::ACCUMULATE_METHODS.contains(&name) {
+            if let Some(read) = args.iter().find_map(|a| a.v.host_read.clone()) {
+                if args.iter().any(|a| a.v.kind == ValueKind::Host) {
+                    self.emit(EventKind::HostArith { read }, span.clone());
+                }
+            }
+        }
+
+        // `x.device()`, `x.options()`, `vb.device()`.
+        if (name == "device" || name == "options") && m.args.is_empty() {
+            let mut v = Value::unknown(span.clone());
+            v.kind = ValueKind::Device;
+            v.device = if tensor_recv {
+                recv.v.device.clone()
+            } else {
+                Device::Cached
+            };
+            v.origin.clone_from(&recv.v.origin);
+            v.reads = reads;
+            v.text = self.text(&span);
+            return Val::new(v);
+        }
+
+        // Calls of this type's own methods.
+        if is_self {
+            if let Some((Some(self_type), _)) = self.impls.last().cloned() {
+                let target = CallTarget::Method {
+                    self_type,
+                    name: name.to_string(),
+                };
+                return Val::new(self.local_call(target, arg_tensors, first_arg_device, span, reads));
+            }
+        }
+
+        // Running a module: the output lives where the input does.
+        if t::is_forward_name(name) && !tensor_recv || t::APPLY_METHODS.contains(&name) {
+            let device = if tensor_recv && t::APPLY_METHODS.contains(&name) {
+                recv.v.clone()
+            } else if let Some(first) = arg_tensors.first() {
+                first.clone()
+            } else {
+                return Val::new(Value::unknown(span));
+            };
+            self.device_work(span.clone());
+            let mut v = self.tensor(span, device.device, device.origin);
+            v.reads = reads;
+            return Val::new(v);
+        }
+
+        if tensor_recv {
+            if t::NON_TENSOR_METHODS.contains(&name) {
+                let mut v = Value::unknown(span);
+                v.reads = reads;
+                return Val::new(v);
+            }
+            if !t::CROSS_DEVICE_METHODS.contains(&name) {
+                let mut operands = vec![recv.v.clone()];
+                operands.extend(arg_tensors);
+                self.maybe_op(name, operands, span.clone());
+            }
+            // Any other tensor method keeps the receiver's device.
+            let mut v = recv.v.clone();
+            v.var = None;
+            v.span = span.clone();
+            v.text = self.text(&span);
+            v.reads = reads;
+            if t::INHERITING_METHODS.contains(&name) {
+                v.origin = None;
+                v.host_read = None;
+            }
+            return Val::new(v);
+        }
+
+        if recv.v.kind == ValueKind::Host {
+            // `v.iter().sum::<f32>()`: still host data from the same read.
+            let mut v = recv.v.clone();
+            v.var = None;
+            v.span = span;
+            v.reads = reads;
+            return Val::new(v);
+        }
+
+        // A method of something unknown given tensors: assume it computes on them.
+        if !arg_tensors.is_empty() && !t::ACCUMULATE_METHODS.contains(&name) {
+            let first = arg_tensors[0].clone();
+            self.maybe_op(name, arg_tensors, span.clone());
+            let mut v = self.tensor(span, first.device, first.origin);
+            v.reads = reads;
+            return Val::new(v);
+        }
+        let mut v = Value::unknown(span);
+        v.reads = reads;
+        Val::new(v)
+    }
+
+    fn local_call(
+        &mut self,
+        target: CallTarget,
+        arg_tensors: Vec<Value>,
+        arg_device: Device,
+        span: Span,
+        reads: Vec<BindingId>,
+    ) -> Value {
+        self.emit(
+            EventKind::Call {
+                target: target.clone(),
+            },
+            span.clone(),
+        );
+        let name = match &target {
+            CallTarget::Method { name, .. } | CallTarget::Free { name } => name.clone(),
+        };
+        self.maybe_op(&name, arg_tensors, span.clone());
+        let mut v = self.tensor(
+            span.clone(),
+            Device::Call(Box::new(CallRef {
+                target,
+                arg_device,
+                span: span.clone(),
+            })),
+            None,
+        );
+        v.reads = reads;
+        v
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn eval_call(&mut self, c: &syn::ExprCall, span: Span) -> Val {
+        let args = self.eval_args(c.args.iter());
+        let all: Vec<&Value> = args.iter().map(|a| &a.v).collect();
+        let reads = Self::reads_of(&all);
+        let arg_tensors: Vec<Value> = args.iter().flat_map(Val::tensors).collect();
+        let first_arg_device = arg_tensors
+            .first()
+            .map_or(Device::Unknown, |v| v.device.clone());
+        let Expr::Path(p) = &*c.func else {
+            self.eval(&c.func);
+            let mut v = Value::unknown(span);
+            v.reads = reads;
+            return Val::new(v);
+        };
+        let segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| self.canon(&s.ident.to_string()).to_string())
+            .collect();
+        let last = segs.last().map_or("", String::as_str);
+        let prev = if segs.len() >= 2 {
+            segs[segs.len() - 2].as_str()
+        } else {
+            ""
+        };
+
+        // Wrappers pass their argument through: `Ok(mask)`, `Some(x)`, `Box::new(m)`.
+        if matches!(last, "Ok" | "Some" | "Box" | "Rc" | "Arc")
+            || (matches!(prev, "Box" | "Rc" | "Arc") && last == "new")
+        {
+            if let Some(a) = args.into_iter().next() {
+                return a;
+            }
+            return Val::new(Value::unknown(span));
+        }
+
+        if prev == "Instant" && last == "now" {
+            let idx = self.emit(EventKind::TimerStart, span.clone());
+            self.st().timer_live = true;
+            let mut v = Value::unknown(span);
+            v.kind = ValueKind::Timer(idx);
+            return Val::new(v);
+        }
+
+        if t::SYNCHRONIZE.contains(&last) && !segs.is_empty() {
+            self.emit(EventKind::Synchronize, span.clone());
+            return Val::new(Value::unknown(span));
+        }
+        if t::EMPTY_CACHE.contains(&last) {
+            self.emit(EventKind::EmptyCache, span.clone());
+            return Val::new(Value::unknown(span));
+        }
+
+        // Device constructors: `Device::Cuda(1)`, `Device::new_cuda(0)`, `CudaDevice::new(0)`.
+        if t::is_device_type(prev) {
+            if let Some(ctor) = t::device_ctor(last) {
+                let ordinal = c.args.first().and_then(int_literal);
+                let literal_accelerator = matches!(ctor, t::DeviceCtor::Accelerator)
+                    || (prev != "Device" && last == "new" && ordinal.is_some());
+                if let (true, Some(ordinal)) = (literal_accelerator, ordinal) {
+                    self.emit(EventKind::DeviceOrdinal { ordinal }, span.clone());
+                }
+                let device = match ctor {
+                    _ if literal_accelerator => Device::Cuda(ordinal),
+                    t::DeviceCtor::Cpu => Device::Cpu,
+                    t::DeviceCtor::Meta => Device::Meta,
+                    _ => Device::Unknown,
+                };
+                let mut v = Value::unknown(span.clone());
+                v.kind = ValueKind::Device;
+                v.text = self.text(&span);
+                if device.is_hard_coded() {
+                    v.origin = Some(self.origin(span.clone(), Some(span.clone()), v.text.clone()));
+                }
+                v.device = device;
+                v.reads = reads;
+                return Val::new(v);
+            }
+        }
+
+        // `Default::default()` / `TensorOptions::default()` where it means a device.
+        if last == "default" && (prev == "Default" || prev == "TensorOptions") && args.is_empty() {
+            let device = if prev == "TensorOptions" {
+                Some(Device::Cpu)
+            } else {
+                self.default_device.clone()
+            };
+            if let Some(device) = device {
+                let mut v = Value::unknown(span.clone());
+                v.kind = ValueKind::Device;
+                v.text = self.text(&span);
+                v.origin = Some(self.origin(span.clone(), Some(span.clone()), v.text.clone()));
+                v.device = device;
+                return Val::new(v);
+            }
+        }
+
+        // Host reads through conversions: `f64::try_from(&t)`, `Vec::<f32>::try_from(t)`.
+        if last == "try_from"
+            && t::HOST_SCALAR_TYPES.contains(&prev)
+            && args.first().is_some_and(|a| a.v.is_tensor())
+        {
+            let source = args[0].v.clone();
+            self.emit(
+                EventKind::HostRead {
+                    source,
+                    method: format!("{prev}::try_from"),
+                },
+                span.clone(),
+            );
+            let mut v = Value::unknown(span.clone());
+            v.kind = ValueKind::Host;
+            v.host_read = Some(span);
+            v.reads = reads;
+            return Val::new(v);
+        }
+
+        // Tensor factories.
+        if t::TENSOR_TYPES.contains(&prev) {
+            if t::FACTORIES.contains(&last) {
+                return Val::new(self.factory(last, &args, span, reads));
+            }
+            if t::COMBINING_FACTORIES.contains(&last) {
+                let first = arg_tensors.first().cloned();
+                self.maybe_op(last, arg_tensors, span.clone());
+                let mut v = match first {
+                    Some(f) => self.tensor(span, f.device, f.origin),
+                    None => self.tensor(span, Device::Unknown, None),
+                };
+                v.reads = reads;
+                return Val::new(v);
+            }
+        }
+
+        // Functions that may be defined in the linted tree.
+        let first_upper = |s: &str| s.chars().next().is_some_and(char::is_uppercase);
+        let target = if segs.len() >= 2 && prev == "Self" {
+            self.impls
+                .last()
+                .and_then(|(ty, _)| ty.clone())
+                .map(|self_type| CallTarget::Method {
+                    self_type,
+                    name: last.to_string(),
+                })
+        } else if segs.len() >= 2 && first_upper(prev) {
+            Some(CallTarget::Method {
+                self_type: prev.to_string(),
+                name: last.to_string(),
+            })
+        } else if !first_upper(last) {
+            Some(CallTarget::Free {
+                name: last.to_string(),
+            })
+        } else {
+            None
+        };
+        if let Some(target) = target {
+            return Val::new(self.local_call(target, arg_tensors, first_arg_device, span, reads));
+        }
+        let mut v = Value::unknown(span);
+        v.reads = reads;
+        Val::new(v)
+    }
+
+    fn factory(&mut self, name: &str, args: &[Val], span: Span, reads: Vec<BindingId>) -> Value {
+        let device_arg = args.iter().find(|a| a.v.kind == ValueKind::Device);
+        let (device, origin) = match device_arg {
+            Some(a) => {
+                let device_span = a.v.span.clone();
+                let origin = self.origin(span.clone(), Some(device_span), a.v.text.clone());
+                (a.v.device.clone(), Some(origin))
+            }
+            None if t::HOST_FACTORIES.contains(&name) => {
+                let text = format!("Tensor::{name} (always on the host)");
+                (Device::Cpu, Some(self.origin(span.clone(), None, text)))
+            }
+            None => (Device::Unknown, None),
+        };
+        // Only a device decided here is this factory's origin; an inherited one keeps its own.
+        let origin = if device.is_hard_coded() { origin } else { None };
+        let mut v = self.tensor(span.clone(), device, origin);
+        v.reads = reads;
+        let from_host = args.iter().find_map(|a| a.v.host_read.clone());
+        self.emit(
+            EventKind::Create {
+                factory: name.to_string(),
+                value: v.clone(),
+                from_host,
+            },
+            span.clone(),
+        );
+        self.device_work(span);
+        v
+    }
+
+    fn eval_binary(&mut self, b: &syn::ExprBinary, span: Span) -> Val {
+        use syn::BinOp as B;
+        let lhs = self.eval(&b.left);
+        let rhs = self.eval(&b.right);
+        let reads = Self::reads_of(&[&lhs.v, &rhs.v]);
+        let arith = matches!(
+            b.op,
+            B::Add(_) | B::Sub(_) | B::Mul(_) | B::Div(_) | B::Rem(_)
+        );
+        let compound = matches!(
+            b.op,
+            B::AddAssign(_) | B::SubAssign(_) | B::MulAssign(_) | B::DivAssign(_) | B::RemAssign(_)
+        );
+        if !(arith || compound) {
+            let mut v = Value::unknown(span);
+            v.reads = reads;
+            return Val::new(v);
+        }
+        if let (ValueKind::Timer(start), B::Sub(_)) = (rhs.v.kind, &b.op) {
+            self.emit(EventKind::TimerRead { start }, span.clone());
+        }
+        let op = self.text(&self.pm_span(b.op.span()));
+        if lhs.v.is_tensor() && rhs.v.is_tensor() {
+            self.maybe_op(&op, vec![lhs.v.clone(), rhs.v.clone()], span.clone());
+        } else if let Some(read) = lhs.v.host_read.clone().or_else(|| rhs.v.host_read.clone()) {
+            if lhs.v.kind == ValueKind::Host || rhs.v.kind == ValueKind::Host {
+                self.emit(EventKind::HostArith { read }, span.clone());
+            }
+        }
+        let mut v = if lhs.v.is_tensor() || !rhs.v.is_tensor() {
+            lhs.v.clone()
+        } else {
+            rhs.v.clone()
+        };
+        if rhs.v.kind == ValueKind::Host && v.kind != ValueKind::Tensor {
+            v.kind = ValueKind::Host;
+            v.host_read = rhs.v.host_read.clone();
+        }
+        v.var = None;
+        v.reads = reads;
+        v.span = span.clone();
+        if compound {
+            self.assign_to(&b.left, v.clone());
+            return Val::new(Value::unknown(span));
+        }
+        Val::new(v)
+    }
+
+    fn eval_macro(&mut self, mac: &syn::Macro) -> Val {
+        let span = self.span(mac);
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        let is_log = t::LOG_MACROS.contains(&name.as_str());
+        let Ok(args) = mac.parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated) else {
+            return Val::new(Value::unknown(span));
+        };
+        if is_log {
+            self.st().log_depth += 1;
+        }
+        let val = self.eval_aggregate(args.iter(), span);
+        if is_log {
+            self.st().log_depth -= 1;
+        }
+        val
+    }
+}
+
+/// Joins the values of two branches: equal devices stay, a known device wins over an unknown one.
+fn join(a: Value, b: Value) -> Value {
+    let known = |v: &Value| v.kind != ValueKind::Other && v.device != Device::Unknown;
+    match (known(&a), known(&b)) {
+        (true, false) => a,
+        (false, true) => b,
+        (true, true) if a.device == b.device => a,
+        (true, true) => {
+            let mut v = a;
+            v.device = Device::Unknown;
+            v.origin = None;
+            v
+        }
+        (false, false) => {
+            if a.kind == ValueKind::Other {
+                b
+            } else {
+                a
+            }
+        }
+    }
+}
+
+fn int_literal(e: &Expr) -> Option<u32> {
+    match e {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse().ok(),
+        Expr::Paren(p) => int_literal(&p.expr),
+        _ => None,
+    }
+}
+
+fn collect_pat_idents(pat: &Pat, out: &mut Vec<String>) {
+    struct Idents<'o>(&'o mut Vec<String>);
+    impl<'ast> Visit<'ast> for Idents<'_> {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0.push(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    Idents(out).visit_pat(pat);
+}
+
+/// Whether a type names (anywhere in it, generics included) an identifier matching `pred`.
+fn type_mentions(ty: &syn::Type, pred: impl Fn(&str) -> bool) -> bool {
+    struct Finder<F> {
+        pred: F,
+        found: bool,
+    }
+    impl<'ast, F: Fn(&str) -> bool> Visit<'ast> for Finder<F> {
+        fn visit_path_segment(&mut self, seg: &'ast syn::PathSegment) {
+            if (self.pred)(&seg.ident.to_string()) {
+                self.found = true;
+            }
+            syn::visit::visit_path_segment(self, seg);
+        }
+    }
+    let mut f = Finder { pred, found: false };
+    f.visit_type(ty);
+    f.found
+}
+
+fn is_test_attrs(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        let path = a.path();
+        let last = path.segments.last().map(|s| s.ident.to_string());
+        match last.as_deref() {
+            Some("test" | "bench" | "rstest" | "test_case") => true,
+            Some("cfg") => a
+                .parse_args::<syn::Meta>()
+                .is_ok_and(|m| m.path().is_ident("test")),
+            _ => false,
+        }
+    })
+}
+
+impl<'ast> Visit<'ast> for Lowerer<'_> {
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        let test = is_test_attrs(&m.attrs) || m.ident == "tests";
+        if test {
+            self.test_depth += 1;
+        }
+        // Items in a module are not methods of an enclosing impl.
+        self.impls.push((None, None));
+        syn::visit::visit_item_mod(self, m);
+        self.impls.pop();
+        if test {
+            self.test_depth -= 1;
+        }
+    }
+
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        if is_test_attrs(&i.attrs) {
+            self.test_depth += 1;
+        }
+        let self_type = match &*i.self_ty {
+            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        };
+        let trait_name = i
+            .trait_
+            .as_ref()
+            .and_then(|(_, path, _)| path.segments.last().map(|s| s.ident.to_string()));
+        self.impls.push((self_type, trait_name));
+        syn::visit::visit_item_impl(self, i);
+        self.impls.pop();
+        if is_test_attrs(&i.attrs) {
+            self.test_depth -= 1;
+        }
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        let meta = self.fn_meta(&f.sig, &f.attrs, false);
+        self.impls.push((None, None));
+        self.lower_fn(meta, &f.sig, &f.block);
+        self.impls.pop();
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        let meta = self.fn_meta(&f.sig, &f.attrs, true);
+        self.lower_fn(meta, &f.sig, &f.block);
+    }
+
+    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+        if let Some(body) = &f.default {
+            let meta = self.fn_meta(&f.sig, &f.attrs, false);
+            self.lower_fn(meta, &f.sig, body);
+        }
+    }
+
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        // Expressions outside function bodies (consts, statics, array lengths).
+        self.eval(e);
+    }
+
+    fn visit_item_macro(&mut self, _: &'ast syn::ItemMacro) {}
+}

@@ -1,0 +1,6 @@
+//! The Rust frontend: `syn` parsing and lowering, with the API tables it reads.
+
+mod lower;
+pub(crate) mod tables;
+
+pub(crate) use lower::lower_file;

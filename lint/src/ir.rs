@@ -1,0 +1,319 @@
+//! The placement IR: what a file says about where tensors live, in a form every rule can read.
+//!
+//! A frontend (today the Rust one, later Python) walks a file once and produces one [`File`]: its
+//! functions, and per function the spanned [`Event`]s (tensor creations with their device,
+//! transfers, host reads, ops and their operands, synchronisations, timer reads) in source order,
+//! the loops they sit in, and the calls the function makes. Rules never see a syntax tree.
+
+use std::ops::Range;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A byte range into the file's source.
+pub type Span = Range<usize>;
+
+/// Index of a loop in [`Function::loops`].
+pub type LoopId = u32;
+
+/// Index of a local binding in [`Function::bindings`].
+pub type BindingId = u32;
+
+/// Index of a file in the checked tree.
+pub type FileId = u32;
+
+/// What is statically known about the device a value lives on (or, for a device value, names).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Device {
+    /// Hard-coded host: `Device::Cpu`, `TensorOptions::default()`, tch `Tensor::from_slice`.
+    Cpu,
+    /// Hard-coded accelerator: `Device::Cuda(1)`, `Device::new_cuda(0)`; `None` = current device.
+    Cuda(Option<u32>),
+    /// The shape-only `Meta` device.
+    Meta,
+    /// burn's `Default::default()` in a device position: the backend's default device.
+    BackendDefault,
+    /// The device of a function argument, or of a tensor computed from one.
+    Input,
+    /// A device stored on the model (`self.device`, `vb.device()`).
+    Cached,
+    /// Nothing is known.
+    Unknown,
+    /// The device of what a call returns; resolved against the whole tree by the checker.
+    Call(Box<CallRef>),
+}
+
+impl Device {
+    /// Whether the device is written into the code rather than derived from data.
+    pub fn is_hard_coded(&self) -> bool {
+        matches!(
+            self,
+            Device::Cpu | Device::Cuda(_) | Device::Meta | Device::BackendDefault
+        )
+    }
+}
+
+/// A call whose result device depends on the callee.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CallRef {
+    /// Which function is called.
+    pub target: CallTarget,
+    /// The device of the first tensor argument, used when the callee returns an input-derived value.
+    pub arg_device: Device,
+    /// The call expression.
+    pub span: Span,
+}
+
+/// How a call names its callee; resolved by name against the functions of the linted tree.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CallTarget {
+    /// `self.name(..)`, `Self::name(..)` or `Type::name(..)`: a method of that type.
+    Method {
+        /// The implementing type's name (last path segment).
+        self_type: String,
+        /// The method's name.
+        name: String,
+    },
+    /// `name(..)` or `module::name(..)`: a free function.
+    Free {
+        /// The function's name (last path segment).
+        name: String,
+    },
+}
+
+/// The kind of value an expression evaluates to, as far as placement is concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ValueKind {
+    /// A tensor.
+    Tensor,
+    /// A device (or options carrying one, such as tch's `(Kind, Device)`).
+    Device,
+    /// Host data read out of a tensor (`to_vec1`, `to_scalar`, `item`).
+    Host,
+    /// An `Instant` taken for timing; the payload is the index of its [`EventKind::TimerStart`].
+    Timer(u32),
+    /// Anything else.
+    Other,
+}
+
+/// Where a value's device was decided.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Origin {
+    /// The file of `span`.
+    pub file: FileId,
+    /// The factory call, or the transfer.
+    pub span: Span,
+    /// The device argument, when the device is written there.
+    pub device_span: Option<Span>,
+    /// How the device is written (`Device::Cpu`, `(Kind::Float, Device::Cpu)`), for messages.
+    pub device_text: String,
+    /// The function the origin sits in.
+    pub function: String,
+    /// Whether the device was decided by a transfer rather than a factory.
+    pub is_transfer: bool,
+}
+
+/// The abstract value of an expression.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Value {
+    /// What kind of value this is.
+    pub kind: ValueKind,
+    /// Its device.
+    pub device: Device,
+    /// Where that device was decided, if in a factory or transfer.
+    pub origin: Option<Origin>,
+    /// For host data or a tensor moved to the host: the host read or transfer that produced it.
+    pub host_read: Option<Span>,
+    /// The local binding, if the expression is a plain path to one.
+    pub var: Option<BindingId>,
+    /// Every local binding the expression reads.
+    pub reads: Vec<BindingId>,
+    /// The expression's span.
+    pub span: Span,
+    /// The expression's source text, shortened, for messages.
+    pub text: String,
+}
+
+impl Value {
+    /// A value nothing is known about.
+    pub fn unknown(span: Span) -> Self {
+        Value {
+            kind: ValueKind::Other,
+            device: Device::Unknown,
+            origin: None,
+            host_read: None,
+            var: None,
+            reads: Vec::new(),
+            span,
+            text: String::new(),
+        }
+    }
+
+    /// Whether the value is a tensor.
+    pub fn is_tensor(&self) -> bool {
+        self.kind == ValueKind::Tensor
+    }
+}
+
+/// One placement-relevant thing a function does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    /// What happens.
+    pub kind: EventKind,
+    /// The expression that does it.
+    pub span: Span,
+    /// The innermost loop around it.
+    pub loop_id: Option<LoopId>,
+    /// Inside a logging or formatting macro (`println!`, `tracing::info!`, `format!`).
+    pub in_log: bool,
+    /// Inside an `if` whose condition uses `%` (periodic work: `if step % 100 == 0`).
+    pub in_periodic: bool,
+}
+
+/// The kinds of [`Event`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// A tensor factory call.
+    Create {
+        /// The factory's name (`zeros`, `from_slice`).
+        factory: String,
+        /// The result's value (device, origin).
+        value: Value,
+        /// The host read or host transfer that produced the data it is built from, if any.
+        from_host: Option<Span>,
+    },
+    /// A device transfer (`to_device`, `to`, `cuda`, `cpu`).
+    Transfer {
+        /// The tensor being moved.
+        source: Value,
+        /// The target device.
+        to: Device,
+        /// The target device's value (its span and text).
+        to_value: Value,
+    },
+    /// A synchronising copy to the host (`to_vec1`, `to_scalar`, `item`).
+    HostRead {
+        /// The tensor read.
+        source: Value,
+        /// The method used.
+        method: String,
+    },
+    /// An operation combining two or more tensors.
+    Op {
+        /// The op's name (`matmul`, `+`, `cat`).
+        name: String,
+        /// The tensor operands.
+        operands: Vec<Value>,
+    },
+    /// A host value read out of a tensor feeds host arithmetic or accumulation here.
+    HostArith {
+        /// The host read it came from.
+        read: Span,
+    },
+    /// Device work that could be asynchronous (a tensor op or a module call), recorded only while
+    /// a timer is live.
+    DeviceWork,
+    /// An explicit `synchronize`.
+    Synchronize,
+    /// An `empty_cache` call.
+    EmptyCache,
+    /// `Instant::now()`.
+    TimerStart,
+    /// Reading a timer (`start.elapsed()`, `now - start`).
+    TimerRead {
+        /// The index of the [`EventKind::TimerStart`] event it reads.
+        start: u32,
+    },
+    /// A device with a literal ordinal (`Device::Cuda(1)`, `Device::new_cuda(0)`).
+    DeviceOrdinal {
+        /// The ordinal.
+        ordinal: u32,
+    },
+    /// A call to a function that may be in the linted tree.
+    Call {
+        /// The callee.
+        target: CallTarget,
+    },
+}
+
+/// A loop (`for`, `while`, `loop`) of a function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Loop {
+    /// The whole loop expression.
+    pub span: Span,
+    /// The enclosing loop.
+    pub parent: Option<LoopId>,
+}
+
+/// A local binding (`let x`, a parameter, a `for` pattern).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    /// Its name.
+    pub name: String,
+    /// The innermost loop it is defined in.
+    pub def_loop: Option<LoopId>,
+    /// Every loop in which it is assigned after its definition.
+    pub assigned_in: Vec<Option<LoopId>>,
+}
+
+/// Where a function sits and what it is for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FunctionMeta {
+    /// The function's name (empty for a file's top-level items).
+    pub name: String,
+    /// The implementing type, for methods.
+    pub self_type: Option<String>,
+    /// The implemented trait, for trait impl methods (last path segment).
+    pub trait_name: Option<String>,
+    /// The function's name identifier.
+    pub span: Span,
+    /// Test code: `#[test]`, inside `#[cfg(test)]`, or in a test/bench/example path.
+    pub is_test: bool,
+    /// A forward entry: `forward*` / `__call__`, or a method of a module trait impl.
+    pub is_forward_entry: bool,
+}
+
+/// A function lowered to events.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Function {
+    /// Name, place and role.
+    pub meta: FunctionMeta,
+    /// Events in source order.
+    pub events: Vec<Event>,
+    /// Loops; [`Event::loop_id`] indexes this.
+    pub loops: Vec<Loop>,
+    /// Local bindings; [`Value::var`] indexes this.
+    pub bindings: Vec<Binding>,
+    /// The values the function returns (tail expression, `return`, `Ok(..)`).
+    pub returns: Vec<Value>,
+}
+
+impl Function {
+    /// Whether loop `inner` is `outer` or nested in it.
+    pub fn loop_within(&self, inner: Option<LoopId>, outer: LoopId) -> bool {
+        let mut cur = inner;
+        while let Some(id) = cur {
+            if id == outer {
+                return true;
+            }
+            cur = self.loops[id as usize].parent;
+        }
+        false
+    }
+}
+
+/// What a file's source says about its placement, after lowering.
+#[derive(Clone, Debug)]
+pub struct File {
+    /// Index in the checked tree.
+    pub id: FileId,
+    /// The path as given to the checker.
+    pub path: PathBuf,
+    /// The source text (kept for rendering diagnostics).
+    pub source: Arc<str>,
+    /// The lowered functions; the file's top-level items are a function with an empty name.
+    pub functions: Vec<Function>,
+    /// A read or parse error: its span and message.
+    pub syntax_error: Option<(Span, String)>,
+    /// Whether the file is a binary's entry (`main.rs`, `bin/`, `build.rs`) or example.
+    pub is_binary: bool,
+}

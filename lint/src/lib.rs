@@ -1,0 +1,258 @@
+//! placer-lint: finds device-placement bugs in machine-learning model code.
+//!
+//! Each file is parsed once and lowered into a placement IR ([`ir`]); rules read the IR, never
+//! the syntax tree. Facts that need the whole tree (which functions are on a forward path, what
+//! device a helper returns its tensor on) are computed across files before the rules run.
+//!
+//! ```
+//! use placer_lint::{check_source, Settings};
+//!
+//! let src = r#"
+//! use candle_core::{Device, Tensor};
+//! struct M;
+//! impl M {
+//!     fn forward(&self, xs: &Tensor) -> candle_core::Result<Tensor> {
+//!         let mask = Tensor::ones((4, 4), candle_core::DType::F32, &Device::Cpu)?;
+//!         xs.broadcast_mul(&mask)
+//!     }
+//! }
+//! "#;
+//! let diagnostics = check_source("model.rs".as_ref(), src, &Settings::default());
+//! assert_eq!(diagnostics[0].rule.name(), "tensor-on-default-device");
+//! ```
+
+pub mod checker;
+pub mod diagnostic;
+mod frontend;
+pub mod ir;
+pub mod registry;
+pub mod render;
+pub mod rule;
+mod rules;
+pub mod settings;
+mod utils;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+pub use diagnostic::{Diagnostic, Severity};
+pub use registry::Rule;
+pub use settings::Settings;
+
+/// Checks one file's source on its own (calls are followed within the file only).
+pub fn check_source(path: &Path, source: &str, settings: &Settings) -> Vec<Diagnostic> {
+    let file = frontend::rust::lower_file(0, path, Arc::from(source));
+    let files = vec![file];
+    let program = checker::Program::new(&files);
+    let mut diagnostics = checker::Checker::new(&program, &files[0], settings).run();
+    sort(&mut diagnostics, &files);
+    diagnostics
+}
+
+/// A checked file with its findings.
+#[derive(Clone, Debug)]
+pub struct FileReport {
+    /// The path, as found by the walk.
+    pub path: PathBuf,
+    /// Its source (lossily decoded if it was not UTF-8), for rendering.
+    pub source: Arc<str>,
+    /// Its findings, by position.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The result of checking a tree.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    /// Files with at least one finding, by path.
+    pub files: Vec<FileReport>,
+    /// How many files were checked (parsed, or skipped by the prefilter as unable to match).
+    pub files_checked: usize,
+    /// How many of those were parsed.
+    pub files_parsed: usize,
+    /// Wall time of the whole check, in seconds.
+    pub elapsed_secs: f64,
+}
+
+impl Report {
+    /// All diagnostics, in output order.
+    pub fn diagnostics(&self) -> impl Iterator<Item = (&FileReport, &Diagnostic)> {
+        self.files
+            .iter()
+            .flat_map(|f| f.diagnostics.iter().map(move |d| (f, d)))
+    }
+}
+
+/// Why a check could not run.
+#[derive(Debug)]
+pub enum Error {
+    /// A path given on the command line does not exist.
+    PathNotFound(PathBuf),
+    /// Walking the tree failed.
+    Walk(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::PathNotFound(p) => write!(f, "path not found: {}", p.display()),
+            Error::Walk(e) => write!(f, "cannot walk the tree: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Lists the `.rs` files under `paths`, honouring `.gitignore`, sorted. A path naming a file is
+/// taken whatever its extension.
+///
+/// # Errors
+/// [`Error::PathNotFound`] if a path does not exist.
+pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
+    let mut out = Vec::new();
+    for path in paths {
+        if !path.exists() {
+            return Err(Error::PathNotFound(path.clone()));
+        }
+        if path.is_file() {
+            out.push(path.clone());
+            continue;
+        }
+        for entry in ignore::WalkBuilder::new(path).build() {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => return Err(Error::Walk(e.to_string())),
+            };
+            let p = entry.path();
+            if entry.file_type().is_some_and(|t| t.is_file())
+                && p.extension().is_some_and(|e| e == "rs")
+            {
+                out.push(p.to_path_buf());
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// Reads a file; a file that is not UTF-8 yields its lossy text and the offset of the first bad byte.
+fn read(path: &Path) -> (Arc<str>, Option<(usize, String)>) {
+    match std::fs::read(path) {
+        Err(e) => (Arc::from(""), Some((0, format!("cannot read file: {e}")))),
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(s) => (Arc::from(s), None),
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                (
+                    Arc::from(text),
+                    Some((at, format!("file is not valid UTF-8 (invalid byte at offset {at})"))),
+                )
+            }
+        },
+    }
+}
+
+fn anchors() -> &'static aho_corasick::AhoCorasick {
+    static AC: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    AC.get_or_init(|| {
+        aho_corasick::AhoCorasick::new(frontend::rust::tables::ANCHORS)
+            .expect("anchor patterns are valid")
+    })
+}
+
+/// Whether a source could produce any finding: it names at least one API anchor.
+pub fn may_match(source: &str) -> bool {
+    anchors().is_match(source)
+}
+
+fn lower(id: usize, path: &Path, settings: &Settings) -> Option<ir::File> {
+    let (source, bad) = read(path);
+    let id = ir::FileId::try_from(id).unwrap_or(ir::FileId::MAX);
+    if let Some((at, message)) = bad {
+        let end = source[at.min(source.len())..]
+            .chars()
+            .next()
+            .map_or(at, |c| at + c.len_utf8());
+        let at = at.min(source.len());
+        return Some(ir::File {
+            id,
+            path: path.to_path_buf(),
+            source,
+            functions: Vec::new(),
+            syntax_error: Some((at..end.min(at.max(end)), message)),
+            is_binary: false,
+        });
+    }
+    if settings.prefilter && !may_match(&source) {
+        return None;
+    }
+    Some(frontend::rust::lower_file(id, path, source))
+}
+
+/// Checks every `.rs` file under `paths`: files are read, parsed and lowered in parallel, then the
+/// rules run per file in parallel. Output is sorted by path, line and column.
+///
+/// # Errors
+/// [`Error::PathNotFound`] if a path does not exist; [`Error::Walk`] if the walk fails.
+pub fn check_paths(paths: &[PathBuf], settings: &Settings) -> Result<Report, Error> {
+    let start = Instant::now();
+    let found = discover(paths)?;
+    let lowered: Vec<Option<ir::File>> = found
+        .par_iter()
+        .enumerate()
+        .map(|(i, p)| lower(i, p, settings))
+        .collect();
+    let files_checked = lowered.len();
+    let files: Vec<ir::File> = lowered.into_iter().flatten().collect();
+    let program = checker::Program::new(&files);
+    let mut reports: Vec<FileReport> = files
+        .par_iter()
+        .filter_map(|file| {
+            let mut diagnostics = checker::Checker::new(&program, file, settings).run();
+            if diagnostics.is_empty() {
+                return None;
+            }
+            sort(&mut diagnostics, std::slice::from_ref(file));
+            Some(FileReport {
+                path: file.path.clone(),
+                source: file.source.clone(),
+                diagnostics,
+            })
+        })
+        .collect();
+    reports.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(Report {
+        files: reports,
+        files_checked,
+        files_parsed: files.len(),
+        elapsed_secs: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// Reads and parses every `.rs` file under `paths` in parallel without lowering or checking
+/// (the baseline the analysis is benchmarked against). Returns the number of files that parsed.
+///
+/// # Errors
+/// As [`check_paths`].
+pub fn parse_only(paths: &[PathBuf]) -> Result<usize, Error> {
+    let found = discover(paths)?;
+    Ok(found
+        .par_iter()
+        .filter(|p| {
+            let (source, _) = read(p);
+            let parsed = syn::parse_file(&source).is_ok();
+            proc_macro2::extra::invalidate_current_thread_spans();
+            parsed
+        })
+        .count())
+}
+
+fn sort(diagnostics: &mut [Diagnostic], _files: &[ir::File]) {
+    diagnostics.sort_by(|a, b| {
+        (&a.path, a.span.start, a.span.end, a.rule).cmp(&(&b.path, b.span.start, b.span.end, b.rule))
+    });
+}

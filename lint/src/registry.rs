@@ -1,0 +1,110 @@
+//! The one table of rules. Adding a rule takes four edits: its file in `rules/`, a line here, its
+//! fixture in `fixtures/rust/`, and its snapshot (written by the fixture test).
+
+use crate::checker::Checker;
+use crate::rule::Category;
+
+macro_rules! rules {
+    ($(($code:ident, $name:literal, $module:ident, $ty:ident, $category:ident),)+) => {
+        /// Every rule placer knows.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Rule {
+            $(
+                #[doc = concat!("`", stringify!($code), "` `", $name, "`")]
+                $ty,
+            )+
+        }
+
+        impl Rule {
+            /// All rules, by code.
+            pub const ALL: &'static [Rule] = &[$(Rule::$ty,)+];
+
+            /// The stable code, e.g. `P101`.
+            pub fn code(self) -> &'static str {
+                match self { $(Rule::$ty => stringify!($code),)+ }
+            }
+
+            /// The kebab-case name of the pattern, e.g. `tensor-on-default-device`.
+            pub fn name(self) -> &'static str {
+                match self { $(Rule::$ty => $name,)+ }
+            }
+
+            /// The module (`src/rules/<module>.rs`) and fixture (`fixtures/rust/<module>.rs`) name.
+            pub fn module(self) -> &'static str {
+                match self { $(Rule::$ty => stringify!($module),)+ }
+            }
+
+            /// The rule's category.
+            pub fn category(self) -> Category {
+                match self { $(Rule::$ty => Category::$category,)+ }
+            }
+
+            /// The rule's documentation (What it does / Why is this bad? / Example / ...).
+            pub fn explain(self) -> &'static str {
+                match self { $(Rule::$ty => crate::rules::$module::$ty::EXPLANATION,)+ }
+            }
+
+            pub(crate) fn check(self, checker: &mut Checker<'_>) {
+                match self { $(Rule::$ty => crate::rules::$module::check(checker),)+ }
+            }
+        }
+    };
+}
+
+rules! {
+    (P000, "syntax-error", syntax_error, SyntaxError, Correctness),
+    (P101, "tensor-on-default-device", tensor_on_default_device, TensorOnDefaultDevice, Correctness),
+    (P102, "hardcoded-device-ordinal", hardcoded_device_ordinal, HardcodedDeviceOrdinal, Style),
+    (P103, "create-then-transfer", create_then_transfer, CreateThenTransfer, Perf),
+    (P201, "device-round-trip-in-loop", device_round_trip_in_loop, DeviceRoundTripInLoop, Perf),
+    (P202, "loop-invariant-transfer", loop_invariant_transfer, LoopInvariantTransfer, Perf),
+    (P301, "host-sync-in-loop", host_sync_in_loop, HostSyncInLoop, Perf),
+    (P302, "unsynchronized-timing", unsynchronized_timing, UnsynchronizedTiming, Correctness),
+    (P303, "empty-cache-in-loop", empty_cache_in_loop, EmptyCacheInLoop, Perf),
+    (P501, "mixed-device-op", mixed_device_op, MixedDeviceOp, Correctness),
+}
+
+impl Rule {
+    /// Finds a rule by code (`P101`, case-insensitive) or name (`tensor-on-default-device`).
+    pub fn from_code_or_name(s: &str) -> Option<Rule> {
+        Rule::ALL
+            .iter()
+            .copied()
+            .find(|r| r.code().eq_ignore_ascii_case(s) || r.name() == s)
+    }
+
+    /// The first line of the rule's "What it does" section.
+    pub fn summary(self) -> String {
+        let text = self.explain();
+        let body = text
+            .split_once("## What it does")
+            .map_or(text, |(_, rest)| rest);
+        let mut out = String::new();
+        for line in body.lines().map(str::trim) {
+            if line.starts_with("##") {
+                break;
+            }
+            if line.is_empty() {
+                if out.is_empty() {
+                    continue;
+                }
+                break;
+            }
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(line);
+        }
+        out
+    }
+
+    /// The documentation with the one leading space of each `///` line removed.
+    pub fn explain_text(self) -> String {
+        let mut out = String::new();
+        for line in self.explain().lines() {
+            out.push_str(line.strip_prefix(' ').unwrap_or(line));
+            out.push('\n');
+        }
+        out
+    }
+}

@@ -1,0 +1,204 @@
+//! Output formats: `full` (miette's graphical report), `concise` (one rustc-style line per finding)
+//! and `json` (a stable array of objects, documented in `docs/json.md`).
+
+use std::fmt;
+use std::path::Path;
+
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
+use serde::Serialize;
+
+use crate::diagnostic::{Diagnostic, LineIndex, Severity};
+
+/// A diagnostic with its source attached, as miette wants it.
+struct WithSource<'a> {
+    diagnostic: &'a Diagnostic,
+    source: NamedSource<String>,
+    code: String,
+}
+
+impl fmt::Debug for WithSource<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.diagnostic.message)
+    }
+}
+
+impl fmt::Display for WithSource<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.diagnostic.message)
+    }
+}
+
+impl std::error::Error for WithSource<'_> {}
+
+fn source_span(span: &std::ops::Range<usize>) -> SourceSpan {
+    SourceSpan::from(span.start..span.end.max(span.start))
+}
+
+impl miette::Diagnostic for WithSource<'_> {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(&self.code))
+    }
+
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.diagnostic.severity() {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+        })
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.diagnostic
+            .help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        Some(&self.source)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let primary = LabeledSpan::new_primary_with_span(None, source_span(&self.diagnostic.span));
+        let rest = self
+            .diagnostic
+            .labels
+            .iter()
+            .map(|l| LabeledSpan::new_with_span(Some(l.message.clone()), source_span(&l.span)));
+        Some(Box::new(std::iter::once(primary).chain(rest)))
+    }
+}
+
+/// How `full` output looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// Unicode with colours, for a terminal.
+    Color,
+    /// Unicode without colours, for pipes, files and snapshots.
+    Plain,
+}
+
+/// The `P101/tensor-on-default-device` form used in every output format.
+pub fn qualified_code(d: &Diagnostic) -> String {
+    format!("{}/{}", d.rule.code(), d.rule.name())
+}
+
+/// Renders diagnostics of one file with miette's graphical handler, `width` columns wide.
+pub fn full(path: &Path, source: &str, diagnostics: &[Diagnostic], style: Style, width: usize) -> String {
+    let theme = match style {
+        Style::Color => GraphicalTheme::unicode(),
+        Style::Plain => GraphicalTheme::unicode_nocolor(),
+    };
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_links(false)
+        .with_width(width);
+    let mut out = String::new();
+    for d in diagnostics {
+        let item = WithSource {
+            diagnostic: d,
+            source: NamedSource::new(path.display().to_string(), source.to_string()),
+            code: qualified_code(d),
+        };
+        // Writing into a String cannot fail.
+        let _ = handler.render_report(&mut out, &item);
+    }
+    out
+}
+
+/// One line per finding: `path:line:col: warning[P103/create-then-transfer]: message`.
+pub fn concise(path: &Path, source: &str, diagnostics: &[Diagnostic]) -> String {
+    let index = LineIndex::new(source);
+    let mut out = String::new();
+    for d in diagnostics {
+        let (line, col) = index.line_col(source, d.span.start);
+        out.push_str(&format!(
+            "{}:{line}:{col}: {}[{}]: {}\n",
+            path.display(),
+            d.severity().as_str(),
+            qualified_code(d),
+            d.message
+        ));
+    }
+    out
+}
+
+/// One finding in the `json` output format. Lines and columns are 1-based; columns count
+/// characters; `end_*` is exclusive.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct JsonDiagnostic {
+    /// The file, as walked.
+    pub path: String,
+    /// Start line.
+    pub line: usize,
+    /// Start column.
+    pub column: usize,
+    /// End line.
+    pub end_line: usize,
+    /// End column (exclusive).
+    pub end_column: usize,
+    /// The rule's code, e.g. `P101`.
+    pub code: &'static str,
+    /// The rule's name, e.g. `tensor-on-default-device`.
+    pub name: &'static str,
+    /// `error` or `warning`.
+    pub severity: &'static str,
+    /// What is wrong.
+    pub message: String,
+    /// What to do, if the rule says.
+    pub help: Option<String>,
+    /// Secondary spans: where each device came from, where devices meet.
+    pub labels: Vec<JsonLabel>,
+}
+
+/// A secondary span in the `json` output format.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct JsonLabel {
+    /// Start line.
+    pub line: usize,
+    /// Start column.
+    pub column: usize,
+    /// End line.
+    pub end_line: usize,
+    /// End column (exclusive).
+    pub end_column: usize,
+    /// What happens there.
+    pub message: String,
+}
+
+/// Converts a file's diagnostics into their `json` form.
+pub fn json(path: &Path, source: &str, diagnostics: &[Diagnostic]) -> Vec<JsonDiagnostic> {
+    let index = LineIndex::new(source);
+    diagnostics
+        .iter()
+        .map(|d| {
+            let (line, column) = index.line_col(source, d.span.start);
+            let (end_line, end_column) = index.line_col(source, d.span.end);
+            JsonDiagnostic {
+                path: path.display().to_string(),
+                line,
+                column,
+                end_line,
+                end_column,
+                code: d.rule.code(),
+                name: d.rule.name(),
+                severity: d.severity().as_str(),
+                message: d.message.clone(),
+                help: d.help.clone(),
+                labels: d
+                    .labels
+                    .iter()
+                    .map(|l| {
+                        let (line, column) = index.line_col(source, l.span.start);
+                        let (end_line, end_column) = index.line_col(source, l.span.end);
+                        JsonLabel {
+                            line,
+                            column,
+                            end_line,
+                            end_column,
+                            message: l.message.clone(),
+                        }
+                    })
+                    .collect(),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,127 @@
+use std::collections::HashSet;
+
+use crate::checker::Checker;
+use crate::ir::{Device, EventKind};
+use crate::rule::{declare_rule, Violation};
+use crate::utils::written;
+
+declare_rule! {
+    /// ## What it does
+    /// Checks for tensors that a forward path builds on a hard-coded device (usually the host)
+    /// and then moves to the input's or the model's device before using them.
+    ///
+    /// ## Why is this bad?
+    /// Every call pays for building the tensor on the host and for a host-to-device copy, which
+    /// also synchronises with the host. It is correct, only slow.
+    ///
+    /// ## Example
+    /// ```rust,ignore
+    /// use candle_core::{Device, Result, Tensor};
+    /// fn causal_mask(t: usize) -> Result<Tensor> {
+    ///     let mask: Vec<u8> = (0..t * t).map(|i| u8::from(i % t > i / t)).collect();
+    ///     Tensor::from_slice(&mask, (t, t), &Device::Cpu)
+    /// }
+    /// struct Falcon;
+    /// impl Falcon {
+    ///     fn forward(&self, input_ids: &Tensor) -> Result<Tensor> {
+    ///         let mask = causal_mask(8)?.to_device(input_ids.device())?;
+    ///         input_ids.broadcast_add(&mask)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Use instead:
+    /// ```rust,ignore
+    /// use candle_core::{Device, Result, Tensor};
+    /// fn causal_mask(t: usize, device: &Device) -> Result<Tensor> {
+    ///     let mask: Vec<u8> = (0..t * t).map(|i| u8::from(i % t > i / t)).collect();
+    ///     Tensor::from_slice(&mask, (t, t), device)
+    /// }
+    /// struct Falcon;
+    /// impl Falcon {
+    ///     fn forward(&self, input_ids: &Tensor) -> Result<Tensor> {
+    ///         let mask = causal_mask(8, input_ids.device())?;
+    ///         input_ids.broadcast_add(&mask)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// ## Known problems
+    /// Data that only exists on the host (a `Vec` filled in a loop) must be copied once anyway;
+    /// then the fix is to build it once, at construction, and keep it as a buffer.
+    ///
+    /// ## References
+    /// - `../shared/RULES.md`, P103 (candle-transformers `falcon.rs`, `prepare_attn_mask`)
+    pub(crate) struct CreateThenTransfer {
+        tensor: String,
+        device: String,
+        target: String,
+    }
+}
+
+impl Violation for CreateThenTransfer {
+    fn message(&self) -> String {
+        format!(
+            "`{}` is built on `{}` and then moved to `{}` on every forward call",
+            self.tensor, self.device, self.target
+        )
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(format!(
+            "build it on `{}` directly, or create it once at construction and keep it as a buffer",
+            self.target
+        ))
+    }
+}
+
+pub(crate) fn check(checker: &mut Checker<'_>) {
+    let mut seen = HashSet::new();
+    for (index, func) in checker.functions() {
+        if !checker.is_forward(index) {
+            continue;
+        }
+        for event in &func.events {
+            let EventKind::Transfer {
+                source, to_value, ..
+            } = &event.kind
+            else {
+                continue;
+            };
+            // The moved tensor was built on a device written in the code...
+            let (device, Some(origin)) = checker.resolve(source) else {
+                continue;
+            };
+            if !device.is_hard_coded() || origin.is_transfer {
+                continue;
+            }
+            // ...and goes somewhere else (a device that is not written in the code, or another one).
+            let (target, _) = checker.resolve(to_value);
+            if target == device || target == Device::Cpu {
+                continue;
+            }
+            if !seen.insert((origin.file, origin.span.clone())) {
+                continue;
+            }
+            let local = origin.file == checker.file.id;
+            let span = match (&origin.device_span, local) {
+                (Some(s), true) => s.clone(),
+                (None, true) => origin.span.clone(),
+                _ => event.span.clone(),
+            };
+            let violation = CreateThenTransfer {
+                tensor: source.text.clone(),
+                device: written(&origin).to_string(),
+                target: to_value.text.clone(),
+            };
+            let elsewhere = checker.describe_origin(&origin);
+            let function = func.meta.name.clone();
+            let diagnostic = checker.report(&violation, span);
+            if local {
+                diagnostic.label(event.span.clone(), format!("moved here, in `{function}`"));
+            } else if let Some(place) = elsewhere {
+                diagnostic.label(source.span.clone(), format!("built at {place}"));
+            }
+        }
+    }
+}

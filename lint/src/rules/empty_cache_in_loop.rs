@@ -1,0 +1,62 @@
+use crate::checker::Checker;
+use crate::ir::EventKind;
+use crate::rule::{declare_rule, Violation};
+
+declare_rule! {
+    /// ## What it does
+    /// Checks for calls that release the caching allocator's memory (`empty_cache()`) inside a
+    /// loop.
+    ///
+    /// ## Why is this bad?
+    /// Freed blocks go back to the driver and the next iteration allocates them again with
+    /// `cudaMalloc`, which synchronises the device. It does not make more memory available to the
+    /// loop itself.
+    ///
+    /// ## Example
+    /// ```rust,ignore
+    /// use placer_runtime::{Device, Result, Tensor};
+    /// fn run(batches: &[Tensor], device: &Device) -> Result<()> {
+    ///     for batch in batches {
+    ///         let _y = batch.relu()?;
+    ///         device.empty_cache()?;
+    ///     }
+    ///     Ok(())
+    /// }
+    /// ```
+    ///
+    /// Use instead:
+    /// ```rust,ignore
+    /// use placer_runtime::{Device, Result, Tensor};
+    /// fn run(batches: &[Tensor], device: &Device) -> Result<()> {
+    ///     for batch in batches {
+    ///         let _y = batch.relu()?;
+    ///     }
+    ///     device.empty_cache()?;
+    ///     Ok(())
+    /// }
+    /// ```
+    ///
+    /// ## References
+    /// - `../shared/RULES.md`, P303
+    pub(crate) struct EmptyCacheInLoop;
+}
+
+impl Violation for EmptyCacheInLoop {
+    fn message(&self) -> String {
+        "`empty_cache()` inside a loop returns memory the next iteration allocates again".to_string()
+    }
+
+    fn help(&self) -> Option<String> {
+        Some("call it once, after the loop, if at all".to_string())
+    }
+}
+
+pub(crate) fn check(checker: &mut Checker<'_>) {
+    for (_, func) in checker.functions() {
+        for event in &func.events {
+            if matches!(event.kind, EventKind::EmptyCache) && event.loop_id.is_some() {
+                checker.report(&EmptyCacheInLoop, event.span.clone());
+            }
+        }
+    }
+}

@@ -1,0 +1,70 @@
+use crate::checker::Checker;
+use crate::ir::EventKind;
+use crate::rule::{declare_rule, Violation};
+
+declare_rule! {
+    /// ## What it does
+    /// Checks library code for devices with a literal ordinal: `Device::Cuda(1)` (tch,
+    /// placer-runtime), `Device::new_cuda(0)` (candle), `CudaDevice::new(0)` /
+    /// `LibTorchDevice::Cuda(0)` (burn). Binaries (`main.rs`, `bin/`, `build.rs`), examples and
+    /// tests are not checked.
+    ///
+    /// ## Why is this bad?
+    /// The library decides for its caller which GPU it runs on: on a multi-GPU machine the caller's
+    /// tensors are on another ordinal and every op fails with a device mismatch, and on a machine
+    /// without that GPU creating the device fails.
+    ///
+    /// ## Example
+    /// ```rust,ignore
+    /// use candle_core::{Device, Result, Tensor};
+    /// pub fn load_embeddings(data: &[f32]) -> Result<Tensor> {
+    ///     let device = Device::new_cuda(0)?;
+    ///     Tensor::from_slice(data, data.len(), &device)
+    /// }
+    /// ```
+    ///
+    /// Use instead:
+    /// ```rust,ignore
+    /// use candle_core::{Device, Result, Tensor};
+    /// pub fn load_embeddings(data: &[f32], device: &Device) -> Result<Tensor> {
+    ///     Tensor::from_slice(data, data.len(), device)
+    /// }
+    /// ```
+    ///
+    /// ## References
+    /// - `../shared/RULES.md`, P102
+    pub(crate) struct HardcodedDeviceOrdinal {
+        ordinal: u32,
+        text: String,
+    }
+}
+
+impl Violation for HardcodedDeviceOrdinal {
+    fn message(&self) -> String {
+        format!(
+            "device ordinal {} is hard-coded in library code: `{}`",
+            self.ordinal, self.text
+        )
+    }
+
+    fn help(&self) -> Option<String> {
+        Some("take the device as a parameter and let the caller choose it".to_string())
+    }
+}
+
+pub(crate) fn check(checker: &mut Checker<'_>) {
+    // Binaries and examples choose the device for everyone: that is where it belongs.
+    if checker.file.is_binary {
+        return;
+    }
+    let source = checker.file.source.clone();
+    for (_, func) in checker.functions() {
+        for event in &func.events {
+            let EventKind::DeviceOrdinal { ordinal } = event.kind else {
+                continue;
+            };
+            let text = source.get(event.span.clone()).unwrap_or("").to_string();
+            checker.report(&HardcodedDeviceOrdinal { ordinal, text }, event.span.clone());
+        }
+    }
+}

@@ -1,0 +1,96 @@
+use std::collections::HashSet;
+
+use crate::checker::Checker;
+use crate::ir::EventKind;
+use crate::rule::{declare_rule, Violation};
+
+declare_rule! {
+    /// ## What it does
+    /// Checks for host reads (`to_scalar`, `to_vec1`, `item`, `f64::try_from(&t)`) inside a loop
+    /// whose value feeds host arithmetic or is accumulated (`total += loss.to_scalar::<f32>()?`).
+    /// Reads that are only logged (inside `println!`, `tracing::info!`, ...) or done every N steps
+    /// (`if step % 100 == 0`) are not reported.
+    ///
+    /// ## Why is this bad?
+    /// A host read waits for the device to finish all queued work and copies the value back. Done
+    /// on every step it serialises host and device, so the GPU idles while Python-speed host code
+    /// runs.
+    ///
+    /// ## Example
+    /// ```rust,ignore
+    /// use candle_core::{Result, Tensor};
+    /// fn mean_loss(losses: &[Tensor]) -> Result<f32> {
+    ///     let mut total = 0f32;
+    ///     for loss in losses {
+    ///         total += loss.to_scalar::<f32>()?;
+    ///     }
+    ///     Ok(total / losses.len() as f32)
+    /// }
+    /// ```
+    ///
+    /// Use instead:
+    /// ```rust,ignore
+    /// use candle_core::{Result, Tensor};
+    /// fn mean_loss(losses: &[Tensor]) -> Result<f32> {
+    ///     let total = Tensor::stack(losses, 0)?.mean_all()?;
+    ///     total.to_scalar::<f32>()
+    /// }
+    /// ```
+    ///
+    /// ## Known problems
+    /// A read whose result decides when a generation loop stops is needed on the host and is not
+    /// reported; one that feeds arithmetic before that decision is.
+    ///
+    /// ## References
+    /// - `../shared/RULES.md`, P301
+    pub(crate) struct HostSyncInLoop {
+        read: String,
+    }
+}
+
+impl Violation for HostSyncInLoop {
+    fn message(&self) -> String {
+        format!(
+            "`{}` synchronises with the device on every iteration to feed host arithmetic",
+            self.read
+        )
+    }
+
+    fn help(&self) -> Option<String> {
+        Some("accumulate on the device and read the result once, after the loop".to_string())
+    }
+}
+
+pub(crate) fn check(checker: &mut Checker<'_>) {
+    let mut seen = HashSet::new();
+    let source = checker.file.source.clone();
+    for (_, func) in checker.functions() {
+        for event in &func.events {
+            let EventKind::HostArith { read } = &event.kind else {
+                continue;
+            };
+            // The arithmetic is real work (not logging, not every N steps)...
+            if event.loop_id.is_none() || event.in_log || event.in_periodic {
+                continue;
+            }
+            // ...and the read it uses is inside a loop too, under the same conditions.
+            let Some(read_event) = func.events.iter().find(|e| {
+                e.span == *read && matches!(e.kind, EventKind::HostRead { .. } | EventKind::Transfer { .. })
+            }) else {
+                continue;
+            };
+            let Some(lp) = read_event.loop_id else { continue };
+            if read_event.in_log || read_event.in_periodic || !func.loop_within(event.loop_id, lp) {
+                continue;
+            }
+            if !seen.insert(read.clone()) {
+                continue;
+            }
+            let text = source.get(read.clone()).unwrap_or("").to_string();
+            let diagnostic = checker.report(&HostSyncInLoop { read: text }, read.clone());
+            if event.span.start > read.end || event.span.end < read.start {
+                diagnostic.label(event.span.clone(), "used in host arithmetic here");
+            }
+        }
+    }
+}

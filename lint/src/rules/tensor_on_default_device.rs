@@ -1,0 +1,127 @@
+use std::collections::HashSet;
+
+use crate::checker::Checker;
+use crate::ir::{Device, EventKind};
+use crate::rule::{declare_rule, Violation};
+use crate::utils::{device_name, written};
+
+declare_rule! {
+    /// ## What it does
+    /// Checks for tensors created on a hard-coded device (`Device::Cpu`, `Device::Cuda(0)`,
+    /// burn's `Default::default()`, tch's `Tensor::from_slice`) in a forward path that then meet
+    /// the input, or a tensor computed from it, in an op.
+    ///
+    /// ## Why is this bad?
+    /// The model works while it runs on that one device and fails as soon as the input lives
+    /// anywhere else: on CUDA the op returns a device-mismatch error (candle `DeviceMismatchBinaryOp`,
+    /// tch "Expected all tensors to be on the same device").
+    ///
+    /// ## Example
+    /// ```rust,ignore
+    /// use candle_core::{DType, Device, Result, Tensor};
+    /// struct Attention;
+    /// impl Attention {
+    ///     fn forward(&self, xs: &Tensor) -> Result<Tensor> {
+    ///         let mask = Tensor::ones((4, 4), DType::F32, &Device::Cpu)?;
+    ///         xs.broadcast_mul(&mask)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Use instead:
+    /// ```rust,ignore
+    /// use candle_core::{DType, Device, Result, Tensor};
+    /// struct Attention;
+    /// impl Attention {
+    ///     fn forward(&self, xs: &Tensor) -> Result<Tensor> {
+    ///         let mask = Tensor::ones((4, 4), DType::F32, xs.device())?;
+    ///         xs.broadcast_mul(&mask)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// ## Known problems
+    /// Calls are followed by name: a helper is resolved to the functions of the linted tree with
+    /// that name (methods of the same type for `self.f()`), so two same-named helpers with
+    /// different behaviour hide each other. Devices stored on the model (`self.device`) are
+    /// trusted.
+    ///
+    /// ## References
+    /// - `../shared/RULES.md`, P101; the PyTorch chapter on devices, "creating tensors in forward"
+    pub(crate) struct TensorOnDefaultDevice {
+        tensor: String,
+        device: String,
+        input: String,
+        op: String,
+    }
+}
+
+impl Violation for TensorOnDefaultDevice {
+    fn message(&self) -> String {
+        format!(
+            "`{}` is created on `{}` in a forward path but meets input-derived `{}` in `{}`",
+            self.tensor, self.device, self.input, self.op
+        )
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(format!(
+            "create it on the input's device: pass `{}.device()` instead of `{}`",
+            self.input, self.device
+        ))
+    }
+}
+
+pub(crate) fn check(checker: &mut Checker<'_>) {
+    let mut seen = HashSet::new();
+    for (index, func) in checker.functions() {
+        // Only forward paths: construction code may build on the host on purpose.
+        if !checker.is_forward(index) {
+            continue;
+        }
+        for event in &func.events {
+            let EventKind::Op { name, operands } = &event.kind else {
+                continue;
+            };
+            let resolved: Vec<_> = operands.iter().map(|o| (o, checker.resolve(o))).collect();
+            // One operand must come from the input...
+            let Some((input, _)) = resolved.iter().find(|(_, (d, _))| *d == Device::Input) else {
+                continue;
+            };
+            for (operand, (device, origin)) in &resolved {
+                // ...and another must have been created on a device written in the code.
+                let Some(origin) = origin else { continue };
+                if !device.is_hard_coded() || origin.is_transfer {
+                    continue;
+                }
+                if !seen.insert((origin.file, origin.span.clone())) {
+                    continue;
+                }
+                let local = origin.file == checker.file.id;
+                let span = match (&origin.device_span, local) {
+                    (Some(s), true) => s.clone(),
+                    (None, true) => origin.span.clone(),
+                    _ => operand.span.clone(),
+                };
+                let violation = TensorOnDefaultDevice {
+                    tensor: operand.text.clone(),
+                    device: written(origin).to_string(),
+                    input: input.text.clone(),
+                    op: name.clone(),
+                };
+                let elsewhere = checker.describe_origin(origin);
+                let diagnostic = checker.report(&violation, span);
+                diagnostic.label(
+                    event.span.clone(),
+                    format!("meets `{}` ({}) here", input.text, device_name(&Device::Input)),
+                );
+                if let Some(place) = elsewhere {
+                    diagnostic.label(
+                        operand.span.clone(),
+                        format!("`{}` is created on `{}` at {place}", operand.text, written(origin)),
+                    );
+                }
+            }
+        }
+    }
+}

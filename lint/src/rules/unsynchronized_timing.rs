@@ -1,0 +1,101 @@
+use std::collections::HashSet;
+
+use crate::checker::Checker;
+use crate::ir::EventKind;
+use crate::rule::{declare_rule, Violation};
+
+declare_rule! {
+    /// ## What it does
+    /// Checks for timers (`Instant::now()` ... `start.elapsed()`) that measure device work with no
+    /// synchronisation (`device.synchronize()`, or a host read that waits for the device) between
+    /// the last device work and the reading of the timer.
+    ///
+    /// ## Why is this bad?
+    /// Accelerator work is queued asynchronously: without a synchronise the timer measures how
+    /// long it took to *queue* the work, not to run it, and the figure is wrong by orders of
+    /// magnitude.
+    ///
+    /// ## Example
+    /// ```rust,ignore
+    /// use std::time::Instant;
+    /// use candle_core::{Result, Tensor};
+    /// fn time_matmul(a: &Tensor, b: &Tensor) -> Result<f64> {
+    ///     let start = Instant::now();
+    ///     let _c = a.matmul(b)?;
+    ///     Ok(start.elapsed().as_secs_f64())
+    /// }
+    /// ```
+    ///
+    /// Use instead:
+    /// ```rust,ignore
+    /// use std::time::Instant;
+    /// use candle_core::{Result, Tensor};
+    /// fn time_matmul(a: &Tensor, b: &Tensor) -> Result<f64> {
+    ///     let start = Instant::now();
+    ///     let _c = a.matmul(b)?;
+    ///     a.device().synchronize()?;
+    ///     Ok(start.elapsed().as_secs_f64())
+    /// }
+    /// ```
+    ///
+    /// ## Known problems
+    /// On the CPU, work is synchronous and the measurement is right; the rule cannot always tell
+    /// the device, so CPU-only timing code may be reported.
+    ///
+    /// ## References
+    /// - `../shared/RULES.md`, P302
+    pub(crate) struct UnsynchronizedTiming {
+        read: String,
+    }
+}
+
+impl Violation for UnsynchronizedTiming {
+    fn message(&self) -> String {
+        format!(
+            "`{}` reads the timer while device work may still be queued",
+            self.read
+        )
+    }
+
+    fn help(&self) -> Option<String> {
+        Some("call `device.synchronize()` before reading the timer".to_string())
+    }
+}
+
+pub(crate) fn check(checker: &mut Checker<'_>) {
+    let source = checker.file.source.clone();
+    for (_, func) in checker.functions() {
+        let mut seen = HashSet::new();
+        for (j, event) in func.events.iter().enumerate() {
+            let EventKind::TimerRead { start } = event.kind else {
+                continue;
+            };
+            let start = start as usize;
+            if start >= j || !seen.insert(event.span.clone()) {
+                continue;
+            }
+            // The last device work between the start and the read...
+            let between = &func.events[start + 1..j];
+            let Some(work) = between.iter().rposition(|e| {
+                matches!(
+                    e.kind,
+                    EventKind::DeviceWork | EventKind::Op { .. } | EventKind::Transfer { .. }
+                )
+            }) else {
+                continue;
+            };
+            // ...is not followed by anything that waits for the device.
+            let synced = between[work + 1..].iter().any(|e| {
+                matches!(e.kind, EventKind::Synchronize | EventKind::HostRead { .. })
+            });
+            if synced {
+                continue;
+            }
+            let text = source.get(event.span.clone()).unwrap_or("").to_string();
+            checker
+                .report(&UnsynchronizedTiming { read: text }, event.span.clone())
+                .label(func.events[start].span.clone(), "timer started here")
+                .label(between[work].span.clone(), "device work queued here");
+        }
+    }
+}

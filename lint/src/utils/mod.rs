@@ -1,0 +1,34 @@
+//! Matchers shared by rules. Rules never import other rules.
+
+use crate::ir::{Device, Origin};
+
+/// How a device reads in a message: `cpu`, `cuda:1`, `meta`.
+pub(crate) fn device_name(device: &Device) -> String {
+    match device {
+        Device::Cpu => "cpu".to_string(),
+        Device::Cuda(Some(n)) => format!("cuda:{n}"),
+        Device::Cuda(None) => "an accelerator".to_string(),
+        Device::Meta => "meta".to_string(),
+        Device::BackendDefault => "the backend's default device".to_string(),
+        Device::Input => "the input's device".to_string(),
+        Device::Cached => "the model's device".to_string(),
+        Device::Unknown | Device::Call(_) => "an unknown device".to_string(),
+    }
+}
+
+/// Whether two statically known devices are certainly different.
+pub(crate) fn conflict(a: &Device, b: &Device) -> bool {
+    match (a, b) {
+        (Device::Cpu, Device::Cuda(_)) | (Device::Cuda(_), Device::Cpu) => true,
+        (Device::Cuda(Some(x)), Device::Cuda(Some(y))) => x != y,
+        (Device::Meta, other) | (other, Device::Meta) => {
+            matches!(other, Device::Cpu | Device::Cuda(_))
+        }
+        _ => false,
+    }
+}
+
+/// How an origin's device is written, for messages (`Device::Cpu`).
+pub(crate) fn written(origin: &Origin) -> &str {
+    origin.device_text.strip_prefix('&').unwrap_or(&origin.device_text)
+}
