@@ -152,7 +152,7 @@ impl<'a> Program<'a> {
         in_progress.push(r);
         let mut result: Option<Summary> = None;
         for ret in &self.function(r).returns {
-            if !ret.is_tensor() {
+            if !ret.is_tensorish() {
                 continue;
             }
             let s = self.resolve_with(&ret.device, ret.origin.as_ref(), r.0, in_progress);

@@ -85,6 +85,9 @@ pub enum CallTarget {
 pub enum ValueKind {
     /// A tensor.
     Tensor,
+    /// What a call of a function returns: a tensor if the callee returns one. Its device is a
+    /// [`Device::Call`], so it only matters once the checker resolves the callee.
+    MaybeTensor,
     /// A device (or options carrying one, such as tch's `(Kind, Device)`).
     Device,
     /// Host data read out of a tensor (`to_vec1`, `to_scalar`, `item`).
@@ -148,9 +151,14 @@ impl Value {
         }
     }
 
-    /// Whether the value is a tensor.
+    /// Whether the value is known to be a tensor.
     pub fn is_tensor(&self) -> bool {
         self.kind == ValueKind::Tensor
+    }
+
+    /// Whether the value is, or may be, a tensor (a call's result).
+    pub fn is_tensorish(&self) -> bool {
+        matches!(self.kind, ValueKind::Tensor | ValueKind::MaybeTensor)
     }
 }
 

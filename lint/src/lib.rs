@@ -120,7 +120,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
             out.push(path.clone());
             continue;
         }
-        for entry in ignore::WalkBuilder::new(path).build() {
+        for entry in ignore::WalkBuilder::new(path).require_git(false).build() {
             let entry = match entry {
                 Ok(e) => e,
                 Err(e) => return Err(Error::Walk(e.to_string())),

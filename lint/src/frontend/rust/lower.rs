@@ -106,10 +106,10 @@ impl Val {
     }
     /// The tensors this expression stands for: itself, or the tensors of an aggregate.
     fn tensors(&self) -> Vec<Value> {
-        if self.v.is_tensor() {
+        if self.v.is_tensorish() {
             vec![self.v.clone()]
         } else {
-            self.elems.iter().filter(|e| e.is_tensor()).cloned().collect()
+            self.elems.iter().filter(|e| e.is_tensorish()).cloned().collect()
         }
     }
 }
@@ -480,7 +480,15 @@ impl<'a> Lowerer<'a> {
             Expr::Group(g) => self.eval(&g.expr),
             Expr::Try(t) => self.eval(&t.expr),
             Expr::Await(a) => self.eval(&a.base),
-            Expr::Cast(c) => self.eval(&c.expr),
+            Expr::Cast(c) => {
+                let mut v = self.eval(&c.expr);
+                // `n.to_scalar::<f32>()? as usize`: a shape or index, which the host needs.
+                if matches!(&*c.ty, syn::Type::Path(p) if p.path.is_ident("usize") || p.path.is_ident("isize")) {
+                    v.v.host_read = None;
+                    v.v.kind = ValueKind::Other;
+                }
+                v
+            }
             Expr::Unary(u) => self.eval(&u.expr),
             Expr::Lit(_) => Val::new(Value::unknown(span)),
             Expr::MethodCall(m) => self.eval_method(m, span),
@@ -849,9 +857,9 @@ impl<'a> Lowerer<'a> {
         }
 
         // Host reads.
-        let tensor_recv = recv.v.is_tensor();
+        let tensor_recv = recv.v.is_tensorish();
         if t::HOST_READS.contains(&name) && (tensor_recv || recv.v.kind == ValueKind::Other)
-            || t::TENSOR_ONLY_HOST_READS.contains(&name) && tensor_recv
+            || t::TENSOR_ONLY_HOST_READS.contains(&name) && recv.v.is_tensor()
         {
             let method_span = self.pm_span(m.method.span()).start..span.end;
             self.emit(
@@ -875,15 +883,6 @@ impl<'a> Lowerer<'a> {
         if t::EMPTY_CACHE.contains(&name) {
             self.emit(EventKind::EmptyCache, span.clone());
             return Val::new(Value::unknown(span));
-        }
-
-        // Accumulating host values into a collection.
-        if t::ACCUMULATE_METHODS.contains(&name) {
-            if let Some(read) = args.iter().find_map(|a| a.v.host_read.clone()) {
-                if args.iter().any(|a| a.v.kind == ValueKind::Host) {
-                    self.emit(EventKind::HostArith { read }, span.clone());
-                }
-            }
         }
 
         // `x.device()`, `x.options()`, `vb.device()`.
@@ -961,7 +960,7 @@ impl<'a> Lowerer<'a> {
         }
 
         // A method of something unknown given tensors: assume it computes on them.
-        if !arg_tensors.is_empty() && !t::ACCUMULATE_METHODS.contains(&name) {
+        if !arg_tensors.is_empty() && !t::COLLECTION_METHODS.contains(&name) {
             let first = arg_tensors[0].clone();
             self.maybe_op(name, arg_tensors, span.clone());
             let mut v = self.tensor(span, first.device, first.origin);
@@ -1000,6 +999,7 @@ impl<'a> Lowerer<'a> {
             })),
             None,
         );
+        v.kind = ValueKind::MaybeTensor;
         v.reads = reads;
         v
     }
@@ -1106,7 +1106,7 @@ impl<'a> Lowerer<'a> {
         // Host reads through conversions: `f64::try_from(&t)`, `Vec::<f32>::try_from(t)`.
         if last == "try_from"
             && t::HOST_SCALAR_TYPES.contains(&prev)
-            && args.first().is_some_and(|a| a.v.is_tensor())
+            && args.first().is_some_and(|a| a.v.is_tensorish())
         {
             let source = args[0].v.clone();
             self.emit(
@@ -1223,19 +1223,19 @@ impl<'a> Lowerer<'a> {
             self.emit(EventKind::TimerRead { start }, span.clone());
         }
         let op = self.text(&self.pm_span(b.op.span()));
-        if lhs.v.is_tensor() && rhs.v.is_tensor() {
+        if lhs.v.is_tensorish() && rhs.v.is_tensorish() {
             self.maybe_op(&op, vec![lhs.v.clone(), rhs.v.clone()], span.clone());
         } else if let Some(read) = lhs.v.host_read.clone().or_else(|| rhs.v.host_read.clone()) {
             if lhs.v.kind == ValueKind::Host || rhs.v.kind == ValueKind::Host {
                 self.emit(EventKind::HostArith { read }, span.clone());
             }
         }
-        let mut v = if lhs.v.is_tensor() || !rhs.v.is_tensor() {
+        let mut v = if lhs.v.is_tensorish() || !rhs.v.is_tensorish() {
             lhs.v.clone()
         } else {
             rhs.v.clone()
         };
-        if rhs.v.kind == ValueKind::Host && v.kind != ValueKind::Tensor {
+        if rhs.v.kind == ValueKind::Host && !v.is_tensorish() {
             v.kind = ValueKind::Host;
             v.host_read = rhs.v.host_read.clone();
         }

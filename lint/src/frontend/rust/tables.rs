@@ -92,8 +92,8 @@ pub(crate) const LOG_MACROS: &[&str] = &[
     "debug_assert", "debug_assert_eq", "debug_assert_ne", "bail", "anyhow", "dbg",
 ];
 
-/// Methods that accumulate a value into a host collection.
-pub(crate) const ACCUMULATE_METHODS: &[&str] = &["push", "extend", "insert", "push_back"];
+/// Methods that put a value into a host collection: given tensors, they compute nothing.
+pub(crate) const COLLECTION_METHODS: &[&str] = &["push", "extend", "insert", "push_back"];
 
 /// Whether `name` is a device type (`Device`, burn's `NdArrayDevice`, `WgpuDevice`, ...).
 pub(crate) fn is_device_type(name: &str) -> bool {

@@ -1,0 +1,63 @@
+//! Runs every fixture in `fixtures/rust/` with only its rule enabled: the `//~ <rule-name>` markers
+//! must equal the lines the diagnostics start on, and the rendered diagnostics are snapshotted.
+//! One fixture: `INSTA_GLOB_FILTER=mixed_device_op* cargo test -p placer-lint --test fixtures`.
+
+use std::path::Path;
+
+use placer_lint::render::{self, Style};
+use placer_lint::{check_source, Rule, Settings};
+
+/// The rule a fixture is for: its file stem up to an optional `__variant`.
+fn rule_of(path: &Path) -> Rule {
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+    let module = stem.split("__").next().unwrap_or_default();
+    Rule::ALL
+        .iter()
+        .copied()
+        .find(|r| r.module() == module)
+        .unwrap_or_else(|| panic!("fixture {} names no rule", path.display()))
+}
+
+/// 1-based lines carrying a `//~ <name>` marker, once per marker.
+fn marked_lines(source: &str, rule: Rule) -> Vec<usize> {
+    let marker = format!("//~ {}", rule.name());
+    source
+        .lines()
+        .enumerate()
+        .flat_map(|(i, line)| std::iter::repeat_n(i + 1, line.matches(&marker).count()))
+        .collect()
+}
+
+#[test]
+fn fixtures() {
+    insta::glob!("../../fixtures", "rust/*.rs", |path| {
+        let rule = rule_of(path);
+        let source = std::fs::read_to_string(path).expect("fixture is readable");
+        let shown = Path::new("fixtures/rust").join(path.file_name().expect("file name"));
+        let diagnostics = check_source(&shown, &source, &Settings::only(&[rule]));
+
+        if rule != Rule::SyntaxError {
+            assert!(
+                source.contains("// flagged") && source.contains("// clean"),
+                "{}: a fixture has a `// flagged` and a `// clean` section",
+                shown.display()
+            );
+        }
+        let index = placer_lint::diagnostic::LineIndex::new(&source);
+        let mut actual: Vec<usize> = diagnostics
+            .iter()
+            .map(|d| index.line_col(&source, d.span.start).0)
+            .collect();
+        actual.sort_unstable();
+        let expected = marked_lines(&source, rule);
+        assert_eq!(
+            expected,
+            actual,
+            "{}: lines marked `//~ {}` (left) differ from lines reported (right):\n{}",
+            shown.display(),
+            rule.name(),
+            render::concise(&shown, &source, &diagnostics)
+        );
+        insta::assert_snapshot!(render::full(&shown, &source, &diagnostics, Style::Plain, 100));
+    });
+}
