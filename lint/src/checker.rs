@@ -339,7 +339,8 @@ impl<'a> Checker<'a> {
         }
         let file = self.program.file(origin.file);
         let index = crate::diagnostic::LineIndex::new(&file.source);
-        let (line, col) = index.line_col(&file.source, origin.span.start);
+        let at = origin.device_span.as_ref().unwrap_or(&origin.span).start;
+        let (line, col) = index.line_col(&file.source, at);
         Some(format!("{}:{line}:{col}", file.path.display()))
     }
 }
