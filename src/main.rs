@@ -76,9 +76,8 @@ fn parse_rules(names: &[String]) -> Result<Vec<Rule>, String> {
     names
         .iter()
         .map(|n| {
-            Rule::from_code_or_name(n.trim()).ok_or_else(|| {
-                format!("unknown rule `{n}` (see `placer rules` for the list)")
-            })
+            Rule::from_code_or_name(n.trim())
+                .ok_or_else(|| format!("unknown rule `{n}` (see `placer rules` for the list)"))
         })
         .collect()
 }
@@ -225,16 +224,14 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Command::Explain { rule } => match Rule::from_code_or_name(&rule) {
-            Some(rule) => {
-                println!("# {} ({})\n", rule.name(), rule.code());
-                print!("{}", rule.explain_text());
-                ExitCode::SUCCESS
-            }
-            None => {
+        Command::Explain { rule } => {
+            let Some(rule) = Rule::from_code_or_name(&rule) else {
                 eprintln!("placer: error: unknown rule `{rule}` (see `placer rules` for the list)");
-                ExitCode::from(2)
-            }
-        },
+                return ExitCode::from(2);
+            };
+            println!("# {} ({})\n", rule.name(), rule.code());
+            print!("{}", rule.explain_text());
+            ExitCode::SUCCESS
+        }
     }
 }

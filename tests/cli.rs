@@ -51,7 +51,10 @@ fn should_report_the_example_models_and_exit_1() {
         .code(1);
     let stdout = String::from_utf8(out.get_output().stdout.clone()).expect("utf-8");
     for code in ["P101", "P102", "P103", "P202", "P301", "P302", "P501"] {
-        assert!(stdout.contains(&format!("[{code}/")), "no {code} in:\n{stdout}");
+        assert!(
+            stdout.contains(&format!("[{code}/")),
+            "no {code} in:\n{stdout}"
+        );
     }
     let stderr = String::from_utf8(out.get_output().stderr.clone()).expect("utf-8");
     assert!(
@@ -70,7 +73,9 @@ fn should_exit_0_on_clean_code() {
         .assert()
         .code(0)
         .stdout("")
-        .stderr(contains("0 problems (0 errors, 0 warnings) in 0 files, checked 1 file in"));
+        .stderr(contains(
+            "0 problems (0 errors, 0 warnings) in 0 files, checked 1 file in",
+        ));
 }
 
 #[test]
@@ -95,22 +100,45 @@ fn should_exit_2_on_an_unknown_rule() {
 #[test]
 fn should_report_unparsable_files_and_keep_going() {
     let dir = tempfile::tempdir().expect("tempdir");
-    write(dir.path(), "a_broken.rs", b"fn forward(&self) {\n    let x = ;\n}\n");
+    write(
+        dir.path(),
+        "a_broken.rs",
+        b"fn forward(&self) {\n    let x = ;\n}\n",
+    );
     write(dir.path(), "b_latin1.rs", b"// caf\xe9\nfn main() {}\n");
     write(dir.path(), "c_model.rs", BUGGY.as_bytes());
-    let out = stdout_of(placer().args(["check", "--output-format", "concise"]).arg(dir.path()));
+    let out = stdout_of(
+        placer()
+            .args(["check", "--output-format", "concise"])
+            .arg(dir.path()),
+    );
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 3, "{out}");
-    assert!(lines[0].contains("a_broken.rs:2:13: error[P000/syntax-error]"), "{out}");
-    assert!(lines[1].contains("b_latin1.rs:1:7: error[P000/syntax-error]: cannot parse file: file is not valid UTF-8"), "{out}");
-    assert!(lines[2].contains("c_model.rs:6:55: error[P101/tensor-on-default-device]"), "{out}");
+    assert!(
+        lines[0].contains("a_broken.rs:2:13: error[P000/syntax-error]"),
+        "{out}"
+    );
+    assert!(
+        lines[1].contains(
+            "b_latin1.rs:1:7: error[P000/syntax-error]: cannot parse file: file is not valid UTF-8"
+        ),
+        "{out}"
+    );
+    assert!(
+        lines[2].contains("c_model.rs:6:55: error[P101/tensor-on-default-device]"),
+        "{out}"
+    );
 }
 
 #[test]
 fn should_emit_the_documented_json_schema() {
     let dir = tempfile::tempdir().expect("tempdir");
     write(dir.path(), "model.rs", BUGGY.as_bytes());
-    let out = stdout_of(placer().args(["check", "--output-format", "json"]).arg(dir.path()));
+    let out = stdout_of(
+        placer()
+            .args(["check", "--output-format", "json"])
+            .arg(dir.path()),
+    );
     let json: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
     let findings = json.as_array().expect("array");
     assert_eq!(findings.len(), 1);
@@ -126,7 +154,10 @@ fn should_emit_the_documented_json_schema() {
     assert!(f["message"].as_str().expect("message").contains("`bias`"));
     let label = &f["labels"][0];
     assert_eq!(label["line"], 7);
-    assert!(label["message"].as_str().expect("label").contains("meets `xs`"));
+    assert!(label["message"]
+        .as_str()
+        .expect("label")
+        .contains("meets `xs`"));
 }
 
 #[test]
@@ -144,9 +175,18 @@ fn should_print_findings_in_path_then_line_order() {
     for name in ["z.rs", "a.rs", "m/k.rs", "b.rs"] {
         write(dir.path(), name, BUGGY.as_bytes());
     }
-    let run = || stdout_of(placer().args(["check", "--output-format", "concise"]).arg(dir.path()));
+    let run = || {
+        stdout_of(
+            placer()
+                .args(["check", "--output-format", "concise"])
+                .arg(dir.path()),
+        )
+    };
     let first = run();
-    let paths: Vec<&str> = first.lines().map(|l| l.split(':').next().unwrap_or("")).collect();
+    let paths: Vec<&str> = first
+        .lines()
+        .map(|l| l.split(':').next().unwrap_or(""))
+        .collect();
     let mut sorted = paths.clone();
     sorted.sort_unstable();
     assert_eq!(paths, sorted);
@@ -170,11 +210,22 @@ fn should_follow_calls_across_files() {
           pub fn forward(&self, xs: &Tensor) -> Result<Tensor> {\n        let mask = crate::mask::make_mask(4)?;\n        xs.broadcast_mul(&mask)\n    }\n}\n",
     );
     // Reported where the devices meet, with the creation in the other file named in a label.
-    let out = stdout_of(placer().args(["check", "--output-format", "json"]).arg(dir.path()));
+    let out = stdout_of(
+        placer()
+            .args(["check", "--output-format", "json"])
+            .arg(dir.path()),
+    );
     let json: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
     let f = &json[0];
-    assert!(f["path"].as_str().expect("path").ends_with("model.rs"), "{out}");
-    assert_eq!((&f["code"], &f["line"]), (&"P101".into(), &6.into()), "{out}");
+    assert!(
+        f["path"].as_str().expect("path").ends_with("model.rs"),
+        "{out}"
+    );
+    assert_eq!(
+        (&f["code"], &f["line"]),
+        (&"P101".into(), &6.into()),
+        "{out}"
+    );
     let labels = f["labels"].to_string();
     assert!(labels.contains("mask.rs:3:51"), "{out}");
 }
@@ -182,7 +233,9 @@ fn should_follow_calls_across_files() {
 #[test]
 fn should_list_and_explain_rules() {
     let table = stdout_of(placer().arg("rules"));
-    for code in ["P000", "P101", "P102", "P103", "P201", "P202", "P301", "P302", "P303", "P501"] {
+    for code in [
+        "P000", "P101", "P102", "P103", "P201", "P202", "P301", "P302", "P303", "P501",
+    ] {
         assert!(table.contains(code), "{code} missing from:\n{table}");
     }
     let by_code = stdout_of(placer().args(["explain", "P101"]));
@@ -198,6 +251,9 @@ fn should_render_full_output_with_labels_when_piped() {
     write(dir.path(), "model.rs", BUGGY.as_bytes());
     let out = stdout_of(placer().arg("check").arg(dir.path()).env("NO_COLOR", "1"));
     assert!(out.contains("P101/tensor-on-default-device"), "{out}");
-    assert!(out.contains("meets `xs` (the input's device) here"), "{out}");
+    assert!(
+        out.contains("meets `xs` (the input's device) here"),
+        "{out}"
+    );
     assert!(!out.contains('\u{1b}'), "no ANSI escapes when piped: {out}");
 }

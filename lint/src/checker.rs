@@ -236,7 +236,9 @@ impl<'a> Program<'a> {
         let callees = self.resolve_call(&call.target, file);
         if callees.is_empty() {
             return match call.target {
-                CallTarget::Free { .. } => self.resolve_device(&call.arg_device, None, file, depth + 1),
+                CallTarget::Free { .. } => {
+                    self.resolve_device(&call.arg_device, None, file, depth + 1)
+                }
                 CallTarget::Method { .. } => (Device::Unknown, None),
             };
         }

@@ -44,7 +44,7 @@ pub use settings::Settings;
 
 /// Checks one file's source on its own (calls are followed within the file only).
 pub fn check_source(path: &Path, source: &str, settings: &Settings) -> Vec<Diagnostic> {
-    let file = frontend::rust::lower_file(0, path, Arc::from(source));
+    let file = frontend::rust::lower_file(0, path, &Arc::from(source));
     let files = vec![file];
     let program = checker::Program::new(&files);
     let mut diagnostics = checker::Checker::new(&program, &files[0], settings).run();
@@ -149,7 +149,10 @@ fn read(path: &Path) -> (Arc<str>, Option<(usize, String)>) {
                 let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
                 (
                     Arc::from(text),
-                    Some((at, format!("file is not valid UTF-8 (invalid byte at offset {at})"))),
+                    Some((
+                        at,
+                        format!("file is not valid UTF-8 (invalid byte at offset {at})"),
+                    )),
                 )
             }
         },
@@ -190,7 +193,7 @@ fn lower(id: usize, path: &Path, settings: &Settings) -> Option<ir::File> {
     if settings.prefilter && !may_match(&source) {
         return None;
     }
-    Some(frontend::rust::lower_file(id, path, source))
+    Some(frontend::rust::lower_file(id, path, &source))
 }
 
 /// Checks every `.rs` file under `paths`: files are read, parsed and lowered in parallel, then the
@@ -253,6 +256,11 @@ pub fn parse_only(paths: &[PathBuf]) -> Result<usize, Error> {
 
 fn sort(diagnostics: &mut [Diagnostic], _files: &[ir::File]) {
     diagnostics.sort_by(|a, b| {
-        (&a.path, a.span.start, a.span.end, a.rule).cmp(&(&b.path, b.span.start, b.span.end, b.rule))
+        (&a.path, a.span.start, a.span.end, a.rule).cmp(&(
+            &b.path,
+            b.span.start,
+            b.span.end,
+            b.rule,
+        ))
     });
 }

@@ -3,6 +3,7 @@
 
 use crate::checker::Checker;
 use crate::rule::Category;
+use std::fmt::Write as _;
 
 macro_rules! rules {
     ($(($code:ident, $name:literal, $module:ident, $ty:ident, $category:ident),)+) => {
@@ -123,17 +124,17 @@ pub fn default_level(rule: Rule) -> &'static str {
 
 /// The `placer rules` table: code, name, category, default level and summary, one rule a line.
 pub fn rules_table() -> String {
-    let mut out =
-        String::from("code  name                        category     level    summary\n");
+    let mut out = String::from("code  name                        category     level    summary\n");
     for &rule in Rule::ALL {
-        out.push_str(&format!(
-            "{:<5} {:<27} {:<12} {:<8} {}\n",
+        let _ = writeln!(
+            out,
+            "{:<5} {:<27} {:<12} {:<8} {}",
             rule.code(),
             rule.name(),
             rule.category().as_str(),
             default_level(rule),
             rule.summary()
-        ));
+        );
     }
     out
 }
@@ -148,15 +149,16 @@ pub fn rules_markdown() -> Vec<(String, String)> {
     );
     let mut pages = Vec::new();
     for &rule in Rule::ALL {
-        index.push_str(&format!(
-            "| {} | [{}]({}.md) | {} | {} | {} |\n",
+        let _ = writeln!(
+            index,
+            "| {} | [{}]({}.md) | {} | {} | {} |",
             rule.code(),
             rule.name(),
             rule.name(),
             rule.category().as_str(),
             default_level(rule),
             rule.summary()
-        ));
+        );
         let page = format!(
             "# {} ({})\n\nCategory: {}; default level: {}.\n\n{}",
             rule.name(),

@@ -2,6 +2,7 @@
 //! and `json` (a stable array of objects, documented in `docs/json.md`).
 
 use std::fmt;
+use std::fmt::Write as _;
 use std::path::Path;
 
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
@@ -83,7 +84,13 @@ pub fn qualified_code(d: &Diagnostic) -> String {
 }
 
 /// Renders diagnostics of one file with miette's graphical handler, `width` columns wide.
-pub fn full(path: &Path, source: &str, diagnostics: &[Diagnostic], style: Style, width: usize) -> String {
+pub fn full(
+    path: &Path,
+    source: &str,
+    diagnostics: &[Diagnostic],
+    style: Style,
+    width: usize,
+) -> String {
     let theme = match style {
         Style::Color => GraphicalTheme::unicode(),
         Style::Plain => GraphicalTheme::unicode_nocolor(),
@@ -110,13 +117,14 @@ pub fn concise(path: &Path, source: &str, diagnostics: &[Diagnostic]) -> String 
     let mut out = String::new();
     for d in diagnostics {
         let (line, col) = index.line_col(source, d.span.start);
-        out.push_str(&format!(
-            "{}:{line}:{col}: {}[{}]: {}\n",
+        let _ = writeln!(
+            out,
+            "{}:{line}:{col}: {}[{}]: {}",
             path.display(),
             d.severity().as_str(),
             qualified_code(d),
             d.message
-        ));
+        );
     }
     out
 }

@@ -32,14 +32,29 @@ fn code_blocks(doc: &str) -> Vec<String> {
 fn should_have_required_sections_and_working_examples() {
     for &rule in Rule::ALL {
         let doc = rule.explain_text();
-        for heading in ["## What it does", "## Why is this bad?", "## Example", "Use instead:"] {
-            assert!(doc.contains(heading), "{}: missing `{heading}`", rule.name());
+        for heading in [
+            "## What it does",
+            "## Why is this bad?",
+            "## Example",
+            "Use instead:",
+        ] {
+            assert!(
+                doc.contains(heading),
+                "{}: missing `{heading}`",
+                rule.name()
+            );
         }
         let (_, after_example) = doc.split_once("## Example").expect("example");
-        let (bad, good) = after_example.split_once("Use instead:").expect("use instead");
+        let (bad, good) = after_example
+            .split_once("Use instead:")
+            .expect("use instead");
         let bad = code_blocks(bad);
         let good = code_blocks(good);
-        assert!(!bad.is_empty() && !good.is_empty(), "{}: examples", rule.name());
+        assert!(
+            !bad.is_empty() && !good.is_empty(),
+            "{}: examples",
+            rule.name()
+        );
         let settings = Settings::only(&[rule]);
         let path = Path::new("example.rs");
         let found = check_source(path, &bad[0], &settings);

@@ -9,7 +9,10 @@ use placer_lint::{check_source, Rule, Settings};
 
 /// The rule a fixture is for: its file stem up to an optional `__variant`.
 fn rule_of(path: &Path) -> Rule {
-    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default();
     let module = stem.split("__").next().unwrap_or_default();
     Rule::ALL
         .iter()
@@ -58,6 +61,12 @@ fn fixtures() {
             rule.name(),
             render::concise(&shown, &source, &diagnostics)
         );
-        insta::assert_snapshot!(render::full(&shown, &source, &diagnostics, Style::Plain, 100));
+        insta::assert_snapshot!(render::full(
+            &shown,
+            &source,
+            &diagnostics,
+            Style::Plain,
+            100
+        ));
     });
 }

@@ -27,7 +27,10 @@ fn should_have_a_fixture_and_a_snapshot_per_rule() {
     for rule in Rule::ALL {
         let fixture = root.join(format!("../fixtures/rust/{}.rs", rule.module()));
         assert!(fixture.is_file(), "no fixture {}", fixture.display());
-        let snapshot = root.join(format!("tests/snapshots/fixtures__fixtures@{}.rs.snap", rule.module()));
+        let snapshot = root.join(format!(
+            "tests/snapshots/fixtures__fixtures@{}.rs.snap",
+            rule.module()
+        ));
         assert!(snapshot.is_file(), "no snapshot {}", snapshot.display());
     }
 }

@@ -43,7 +43,8 @@ declare_rule! {
 
 impl Violation for EmptyCacheInLoop {
     fn message(&self) -> String {
-        "`empty_cache()` inside a loop returns memory the next iteration allocates again".to_string()
+        "`empty_cache()` inside a loop returns memory the next iteration allocates again"
+            .to_string()
     }
 
     fn help(&self) -> Option<String> {

@@ -64,7 +64,10 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 continue;
             };
             let text = source.get(event.span.clone()).unwrap_or("").to_string();
-            checker.report(&HardcodedDeviceOrdinal { ordinal, text }, event.span.clone());
+            checker.report(
+                &HardcodedDeviceOrdinal { ordinal, text },
+                event.span.clone(),
+            );
         }
     }
 }

@@ -75,11 +75,17 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             }
             // ...and the read it uses is inside a loop too, under the same conditions.
             let Some(read_event) = func.events.iter().find(|e| {
-                e.span == *read && matches!(e.kind, EventKind::HostRead { .. } | EventKind::Transfer { .. })
+                e.span == *read
+                    && matches!(
+                        e.kind,
+                        EventKind::HostRead { .. } | EventKind::Transfer { .. }
+                    )
             }) else {
                 continue;
             };
-            let Some(lp) = read_event.loop_id else { continue };
+            let Some(lp) = read_event.loop_id else {
+                continue;
+            };
             if read_event.in_log || read_event.in_periodic || !func.loop_within(event.loop_id, lp) {
                 continue;
             }

@@ -65,10 +65,7 @@ impl Violation for LoopInvariantTransfer {
 fn invariant(func: &Function, b: u32, lp: LoopId) -> bool {
     let binding = &func.bindings[b as usize];
     !func.loop_within(binding.def_loop, lp)
-        && !binding
-            .assigned_in
-            .iter()
-            .any(|l| func.loop_within(*l, lp))
+        && !binding.assigned_in.iter().any(|l| func.loop_within(*l, lp))
 }
 
 pub(crate) fn check(checker: &mut Checker<'_>) {

@@ -90,7 +90,10 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             for (value, origin) in [(lhs, lhs_origin), (rhs, rhs_origin)] {
                 if let Some(origin) = origin.as_ref().filter(|o| o.file == file) {
                     let span = origin.device_span.clone().unwrap_or(origin.span.clone());
-                    diagnostic.label(span, format!("`{}` is placed on `{}` here", value.text, written(origin)));
+                    diagnostic.label(
+                        span,
+                        format!("`{}` is placed on `{}` here", value.text, written(origin)),
+                    );
                 }
             }
         }

@@ -47,7 +47,8 @@ declare_rule! {
     /// trusted.
     ///
     /// ## References
-    /// - `../shared/RULES.md`, P101; the PyTorch chapter on devices, "creating tensors in forward"
+    /// - `../shared/RULES.md`, P101
+    /// - `../shared/reference/pytorch-devices-chapter.txt`, on creating tensors inside `forward`
     pub(crate) struct TensorOnDefaultDevice {
         tensor: String,
         device: String,
@@ -113,12 +114,20 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 let diagnostic = checker.report(&violation, span);
                 diagnostic.label(
                     event.span.clone(),
-                    format!("meets `{}` ({}) here", input.text, device_name(&Device::Input)),
+                    format!(
+                        "meets `{}` ({}) here",
+                        input.text,
+                        device_name(&Device::Input)
+                    ),
                 );
                 if let Some(place) = elsewhere {
                     diagnostic.label(
                         operand.span.clone(),
-                        format!("`{}` is created on `{}` at {place}", operand.text, written(origin)),
+                        format!(
+                            "`{}` is created on `{}` at {place}",
+                            operand.text,
+                            written(origin)
+                        ),
                     );
                 }
             }

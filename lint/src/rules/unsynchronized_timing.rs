@@ -85,9 +85,9 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 continue;
             };
             // ...is not followed by anything that waits for the device.
-            let synced = between[work + 1..].iter().any(|e| {
-                matches!(e.kind, EventKind::Synchronize | EventKind::HostRead { .. })
-            });
+            let synced = between[work + 1..]
+                .iter()
+                .any(|e| matches!(e.kind, EventKind::Synchronize | EventKind::HostRead { .. }));
             if synced {
                 continue;
             }

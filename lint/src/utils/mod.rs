@@ -30,5 +30,8 @@ pub(crate) fn conflict(a: &Device, b: &Device) -> bool {
 
 /// How an origin's device is written, for messages (`Device::Cpu`).
 pub(crate) fn written(origin: &Origin) -> &str {
-    origin.device_text.strip_prefix('&').unwrap_or(&origin.device_text)
+    origin
+        .device_text
+        .strip_prefix('&')
+        .unwrap_or(&origin.device_text)
 }

@@ -24,7 +24,7 @@ use crate::ir::{
 const MAX_TEXT: usize = 48;
 
 /// Lowers `source` (the contents of `path`) into a [`File`].
-pub(crate) fn lower_file(id: FileId, path: &Path, source: Arc<str>) -> File {
+pub(crate) fn lower_file(id: FileId, path: &Path, source: &Arc<str>) -> File {
     let is_binary = is_binary_path(path);
     let path_is_test = is_test_path(path);
     let mut file = File {
@@ -53,7 +53,7 @@ pub(crate) fn lower_file(id: FileId, path: &Path, source: Arc<str>) -> File {
             file.syntax_error = Some((start..end, err.to_string()));
         }
         Ok(ast) => {
-            let mut lowerer = Lowerer::new(id, base, &source, path_is_test);
+            let mut lowerer = Lowerer::new(id, base, source, path_is_test);
             lowerer.collect_uses(&ast.items);
             lowerer.begin_function(FunctionMeta {
                 is_test: path_is_test,
@@ -85,9 +85,12 @@ fn is_test_path(path: &Path) -> bool {
         || name.starts_with("test_")
         || name.ends_with("_test")
         || name.ends_with("_tests")
-        || path
-            .components()
-            .any(|c| matches!(c.as_os_str().to_str(), Some("tests" | "benches" | "examples")))
+        || path.components().any(|c| {
+            matches!(
+                c.as_os_str().to_str(),
+                Some("tests" | "benches" | "examples")
+            )
+        })
 }
 
 /// An evaluated expression: its value and, for aggregates (`&[a, b]`, `(a, b)`, `vec![..]`), the
@@ -109,7 +112,11 @@ impl Val {
         if self.v.is_tensorish() {
             vec![self.v.clone()]
         } else {
-            self.elems.iter().filter(|e| e.is_tensorish()).cloned().collect()
+            self.elems
+                .iter()
+                .filter(|e| e.is_tensorish())
+                .cloned()
+                .collect()
         }
     }
 }
@@ -356,7 +363,12 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn fn_meta(&self, sig: &syn::Signature, attrs: &[syn::Attribute], in_impl: bool) -> FunctionMeta {
+    fn fn_meta(
+        &self,
+        sig: &syn::Signature,
+        attrs: &[syn::Attribute],
+        in_impl: bool,
+    ) -> FunctionMeta {
         let (self_type, trait_name) = if in_impl {
             self.impls.last().cloned().unwrap_or((None, None))
         } else {
@@ -483,14 +495,14 @@ impl<'a> Lowerer<'a> {
             Expr::Cast(c) => {
                 let mut v = self.eval(&c.expr);
                 // `n.to_scalar::<f32>()? as usize`: a shape or index, which the host needs.
-                if matches!(&*c.ty, syn::Type::Path(p) if p.path.is_ident("usize") || p.path.is_ident("isize")) {
+                if matches!(&*c.ty, syn::Type::Path(p) if p.path.is_ident("usize") || p.path.is_ident("isize"))
+                {
                     v.v.host_read = None;
                     v.v.kind = ValueKind::Other;
                 }
                 v
             }
             Expr::Unary(u) => self.eval(&u.expr),
-            Expr::Lit(_) => Val::new(Value::unknown(span)),
             Expr::MethodCall(m) => self.eval_method(m, span),
             Expr::Call(c) => self.eval_call(c, span),
             Expr::Binary(b) => self.eval_binary(b, span),
@@ -659,8 +671,8 @@ impl<'a> Lowerer<'a> {
             if ev.v.kind == ValueKind::Device && v.kind != ValueKind::Device {
                 // tch options `(Kind::Float, Device::Cpu)`: the tuple carries the device.
                 v.kind = ValueKind::Device;
-                v.device = ev.v.device.clone();
-                v.origin = ev.v.origin.clone();
+                v.device.clone_from(&ev.v.device);
+                v.origin.clone_from(&ev.v.origin);
             }
             out.extend(ev.tensors());
         }
@@ -841,8 +853,11 @@ impl<'a> Lowerer<'a> {
                     },
                     method_span.clone(),
                 );
-                let mut origin =
-                    self.origin(method_span.clone(), Some(to_value.span.clone()), device_text);
+                let mut origin = self.origin(
+                    method_span.clone(),
+                    Some(to_value.span.clone()),
+                    device_text,
+                );
                 origin.is_transfer = true;
                 let mut v = self.tensor(span.clone(), to.clone(), Some(origin));
                 if recv.v.kind != ValueKind::Tensor && recv.v.kind != ValueKind::Other {
@@ -907,7 +922,13 @@ impl<'a> Lowerer<'a> {
                     self_type,
                     name: name.to_string(),
                 };
-                return Val::new(self.local_call(target, arg_tensors, first_arg_device, span, reads));
+                return Val::new(self.local_call(
+                    target,
+                    arg_tensors,
+                    first_arg_device,
+                    span,
+                    reads,
+                ));
             }
         }
 
@@ -1237,7 +1258,7 @@ impl<'a> Lowerer<'a> {
         };
         if rhs.v.kind == ValueKind::Host && !v.is_tensorish() {
             v.kind = ValueKind::Host;
-            v.host_read = rhs.v.host_read.clone();
+            v.host_read.clone_from(&rhs.v.host_read);
         }
         v.var = None;
         v.reads = reads;

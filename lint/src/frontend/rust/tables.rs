@@ -14,14 +14,41 @@ pub(crate) const TENSOR_TYPES: &[&str] = &["Tensor"];
 /// argument evaluates to a device (`&Device::Cpu`, `(Kind::Float, Device::Cpu)`, `x.options()`).
 pub(crate) const FACTORIES: &[&str] = &[
     // shared by several APIs
-    "zeros", "ones", "full", "empty", "arange", "linspace", "logspace", "eye", "rand", "randn",
-    "from_vec", "from_slice", "from_iter", "new", "triu", "tril",
+    "zeros",
+    "ones",
+    "full",
+    "empty",
+    "arange",
+    "linspace",
+    "logspace",
+    "eye",
+    "rand",
+    "randn",
+    "from_vec",
+    "from_slice",
+    "from_iter",
+    "new",
+    "triu",
+    "tril",
     // candle
-    "arange_step", "tril2", "triu2", "rand_like_on",
+    "arange_step",
+    "tril2",
+    "triu2",
+    "rand_like_on",
     // tch
-    "arange_start", "arange_start_step", "randint", "randperm", "of_slice", "from", "zeros_like_on",
+    "arange_start",
+    "arange_start_step",
+    "randint",
+    "randperm",
+    "of_slice",
+    "from",
+    "zeros_like_on",
     // burn
-    "from_data", "from_floats", "from_ints", "from_bool", "random",
+    "from_data",
+    "from_floats",
+    "from_ints",
+    "from_bool",
+    "random",
 ];
 
 /// Factories that create on the host when no device argument is given: tch's `Tensor::from_slice`
@@ -31,13 +58,29 @@ pub(crate) const HOST_FACTORIES: &[&str] = &["from_slice", "of_slice", "from"];
 /// Methods of a tensor that create a tensor on the receiver's device (`x.zeros_like()`,
 /// `x.new_zeros(..)`). The result inherits the receiver's device.
 pub(crate) const INHERITING_METHODS: &[&str] = &[
-    "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "empty_like", "new_zeros",
-    "new_ones", "new_full", "new_empty", "new_tensor",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+    "rand_like",
+    "randn_like",
+    "empty_like",
+    "new_zeros",
+    "new_ones",
+    "new_full",
+    "new_empty",
+    "new_tensor",
 ];
 
 /// Associated functions of a tensor type that combine the tensors they are given (`Tensor::cat`).
-pub(crate) const COMBINING_FACTORIES: &[&str] =
-    &["cat", "stack", "where_cond", "einsum", "concat", "zeros_like", "ones_like"];
+pub(crate) const COMBINING_FACTORIES: &[&str] = &[
+    "cat",
+    "stack",
+    "where_cond",
+    "einsum",
+    "concat",
+    "zeros_like",
+    "ones_like",
+];
 
 /// Methods that move a tensor (or a module) to another device.
 pub(crate) const TRANSFERS: &[&str] = &["to_device", "to", "cuda", "cpu", "to_device_"];
@@ -45,23 +88,60 @@ pub(crate) const TRANSFERS: &[&str] = &["to_device", "to", "cuda", "cpu", "to_de
 /// Methods that copy a tensor's data to the host and wait for the device, whatever the receiver
 /// looks like (their names are specific to tensors).
 pub(crate) const HOST_READS: &[&str] = &[
-    "to_vec0", "to_vec1", "to_vec2", "to_vec3", "to_scalar", "double_value", "int64_value",
-    "into_scalar", "into_data", "to_data",
+    "to_vec0",
+    "to_vec1",
+    "to_vec2",
+    "to_vec3",
+    "to_scalar",
+    "double_value",
+    "int64_value",
+    "into_scalar",
+    "into_data",
+    "to_data",
 ];
 
 /// Host reads whose names are too common to trust unless the receiver is known to be a tensor.
 pub(crate) const TENSOR_ONLY_HOST_READS: &[&str] = &["item", "to_vec", "tolist"];
 
 /// Primitive types whose `try_from(&tensor)` is a host read (tch: `f64::try_from(&t)`).
-pub(crate) const HOST_SCALAR_TYPES: &[&str] =
-    &["f32", "f64", "i64", "i32", "u32", "u8", "bool", "f16", "bf16", "Vec"];
+pub(crate) const HOST_SCALAR_TYPES: &[&str] = &[
+    "f32", "f64", "i64", "i32", "u32", "u8", "bool", "f16", "bf16", "Vec",
+];
 
 /// Tensor methods whose result is not a tensor.
 pub(crate) const NON_TENSOR_METHODS: &[&str] = &[
-    "device", "dtype", "kind", "shape", "dims", "dims0", "dims1", "dims2", "dims3", "dims4",
-    "dims5", "dim", "size", "size1", "size2", "size3", "size4", "size5", "rank", "elem_count",
-    "numel", "stride", "layout", "is_contiguous", "is_empty", "len", "options", "requires_grad",
-    "is_pinned", "origin", "id", "defined",
+    "device",
+    "dtype",
+    "kind",
+    "shape",
+    "dims",
+    "dims0",
+    "dims1",
+    "dims2",
+    "dims3",
+    "dims4",
+    "dims5",
+    "dim",
+    "size",
+    "size1",
+    "size2",
+    "size3",
+    "size4",
+    "size5",
+    "rank",
+    "elem_count",
+    "numel",
+    "stride",
+    "layout",
+    "is_contiguous",
+    "is_empty",
+    "len",
+    "options",
+    "requires_grad",
+    "is_pinned",
+    "origin",
+    "id",
+    "defined",
 ];
 
 /// Tensor methods that take another tensor but are legal across devices (copies).
@@ -87,9 +167,31 @@ pub(crate) const APPLY_METHODS: &[&str] = &["apply", "apply_t", "apply_op"];
 
 /// Macros whose arguments are only logged or formatted.
 pub(crate) const LOG_MACROS: &[&str] = &[
-    "println", "print", "eprintln", "eprint", "format", "format_args", "write", "writeln", "info",
-    "debug", "warn", "error", "trace", "log", "event", "panic", "assert", "assert_eq", "assert_ne",
-    "debug_assert", "debug_assert_eq", "debug_assert_ne", "bail", "anyhow", "dbg",
+    "println",
+    "print",
+    "eprintln",
+    "eprint",
+    "format",
+    "format_args",
+    "write",
+    "writeln",
+    "info",
+    "debug",
+    "warn",
+    "error",
+    "trace",
+    "log",
+    "event",
+    "panic",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "bail",
+    "anyhow",
+    "dbg",
 ];
 
 /// Methods that put a value into a host collection: given tensors, they compute nothing.
@@ -116,8 +218,15 @@ pub(crate) enum DeviceCtor {
 pub(crate) fn device_ctor(name: &str) -> Option<DeviceCtor> {
     Some(match name {
         "Cpu" => DeviceCtor::Cpu,
-        "Cuda" | "new_cuda" | "new_cuda_with_stream" | "DiscreteGpu" | "IntegratedGpu"
-        | "new_metal" | "Mps" | "Vulkan" | "Metal" => DeviceCtor::Accelerator,
+        "Cuda"
+        | "new_cuda"
+        | "new_cuda_with_stream"
+        | "DiscreteGpu"
+        | "IntegratedGpu"
+        | "new_metal"
+        | "Mps"
+        | "Vulkan"
+        | "Metal" => DeviceCtor::Accelerator,
         "Meta" => DeviceCtor::Meta,
         "cuda_if_available" | "BestAvailable" | "default" | "new" => DeviceCtor::Runtime,
         _ => return None,
@@ -134,7 +243,26 @@ pub(crate) fn is_device_field(name: &str) -> bool {
 /// `.device()` or device fields (`Device`, `device`, `dev`), transfers and host reads by name, timing
 /// from `Instant`, and the rest by their method names.
 pub(crate) const ANCHORS: &[&str] = &[
-    "Tensor", "Device", "device", "dev", "cuda", "Cuda", "cpu", "Cpu", "to_vec", "to_scalar",
-    "item", "_value", "into_data", "to_data", "into_scalar", "tolist", "Instant", "empty_cache",
-    "sync", "forward", "Module", "__call__",
+    "Tensor",
+    "Device",
+    "device",
+    "dev",
+    "cuda",
+    "Cuda",
+    "cpu",
+    "Cpu",
+    "to_vec",
+    "to_scalar",
+    "item",
+    "_value",
+    "into_data",
+    "to_data",
+    "into_scalar",
+    "tolist",
+    "Instant",
+    "empty_cache",
+    "sync",
+    "forward",
+    "Module",
+    "__call__",
 ];
