@@ -3,6 +3,7 @@
 //! returns its tensors on.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Label};
 use crate::ir::{CallTarget, Device, EventKind, File, FileId, Function, Origin, Span, Value};
@@ -17,7 +18,7 @@ pub(crate) type FnRef = (FileId, u32);
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Summary {
     device: Device,
-    origin: Option<Origin>,
+    origin: Option<Arc<Origin>>,
 }
 
 /// The lowered tree with its cross-file facts.
@@ -171,7 +172,7 @@ impl<'a> Program<'a> {
     fn resolve_with(
         &mut self,
         device: &Device,
-        origin: Option<&Origin>,
+        origin: Option<&Arc<Origin>>,
         file: FileId,
         in_progress: &mut Vec<FnRef>,
     ) -> Summary {
@@ -216,17 +217,17 @@ impl<'a> Program<'a> {
     }
 
     /// The device of a value, with calls resolved through the callees' return summaries.
-    pub(crate) fn resolve(&self, value: &Value, file: FileId) -> (Device, Option<Origin>) {
+    pub(crate) fn resolve(&self, value: &Value, file: FileId) -> (Device, Option<Arc<Origin>>) {
         self.resolve_device(&value.device, value.origin.as_ref(), file, 0)
     }
 
     fn resolve_device(
         &self,
         device: &Device,
-        origin: Option<&Origin>,
+        origin: Option<&Arc<Origin>>,
         file: FileId,
         depth: u32,
-    ) -> (Device, Option<Origin>) {
+    ) -> (Device, Option<Arc<Origin>>) {
         let Device::Call(call) = device else {
             return (device.clone(), origin.cloned());
         };
@@ -242,7 +243,7 @@ impl<'a> Program<'a> {
                 CallTarget::Method { .. } => (Device::Unknown, None),
             };
         }
-        let mut result: Option<(Device, Option<Origin>)> = None;
+        let mut result: Option<(Device, Option<Arc<Origin>>)> = None;
         for callee in callees {
             let s = self.summaries.get(&callee).cloned().unwrap_or(Summary {
                 device: Device::Unknown,
@@ -316,8 +317,13 @@ impl<'a> Checker<'a> {
     }
 
     /// The device of a value, calls resolved.
-    pub(crate) fn resolve(&self, value: &Value) -> (Device, Option<Origin>) {
+    pub(crate) fn resolve(&self, value: &Value) -> (Device, Option<Arc<Origin>>) {
         self.program.resolve(value, self.file.id)
+    }
+
+    /// The source text of a span of the current file, shortened, for messages.
+    pub(crate) fn text(&self, span: &Span) -> String {
+        crate::ir::snippet(&self.file.source, span)
     }
 
     /// Reports a violation of the running rule at `span`.

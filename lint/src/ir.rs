@@ -39,7 +39,7 @@ pub enum Device {
     /// Nothing is known.
     Unknown,
     /// The device of what a call returns; resolved against the whole tree by the checker.
-    Call(Box<CallRef>),
+    Call(Arc<CallRef>),
 }
 
 impl Device {
@@ -123,7 +123,7 @@ pub struct Value {
     /// Its device.
     pub device: Device,
     /// Where that device was decided, if in a factory or transfer.
-    pub origin: Option<Origin>,
+    pub origin: Option<Arc<Origin>>,
     /// For host data or a tensor moved to the host: the host read or transfer that produced it.
     pub host_read: Option<Span>,
     /// The local binding, if the expression is a plain path to one.
@@ -132,8 +132,6 @@ pub struct Value {
     pub reads: Vec<BindingId>,
     /// The expression's span.
     pub span: Span,
-    /// The expression's source text, shortened, for messages.
-    pub text: String,
 }
 
 impl Value {
@@ -147,7 +145,6 @@ impl Value {
             var: None,
             reads: Vec::new(),
             span,
-            text: String::new(),
         }
     }
 
@@ -324,4 +321,28 @@ pub struct File {
     pub syntax_error: Option<(Span, String)>,
     /// Whether the file is a binary's entry (`main.rs`, `bin/`, `build.rs`) or example.
     pub is_binary: bool,
+}
+
+/// The source text of `span`, whitespace runs folded and cut after 48 characters, for messages.
+pub fn snippet(source: &str, span: &Span) -> String {
+    const MAX_CHARS: usize = 48;
+    let raw = source.get(span.clone()).unwrap_or("");
+    let mut out = String::new();
+    let mut last_space = false;
+    for (count, ch) in raw.chars().enumerate() {
+        if count >= MAX_CHARS {
+            out.push('…');
+            break;
+        }
+        if ch.is_whitespace() {
+            if !last_space && !out.is_empty() {
+                out.push(' ');
+            }
+            last_space = true;
+        } else {
+            out.push(ch);
+            last_space = false;
+        }
+    }
+    out
 }

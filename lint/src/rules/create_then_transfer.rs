@@ -110,9 +110,9 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 _ => event.span.clone(),
             };
             let violation = CreateThenTransfer {
-                tensor: source.text.clone(),
+                tensor: checker.text(&source.span),
                 device: written(&origin).to_string(),
-                target: to_value.text.clone(),
+                target: checker.text(&to_value.span),
             };
             let elsewhere = checker.describe_origin(&origin);
             let function = func.meta.name.clone();

@@ -89,8 +89,8 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             }
             checker.report(
                 &LoopInvariantTransfer {
-                    value: source.text.clone(),
-                    target: to_value.text.clone(),
+                    value: checker.text(&source.span),
+                    target: checker.text(&to_value.span),
                 },
                 event.span.clone(),
             );

@@ -80,19 +80,20 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             };
             let violation = MixedDeviceOp {
                 op: name.clone(),
-                lhs: lhs.text.clone(),
+                lhs: checker.text(&lhs.span),
                 lhs_device: device_name(lhs_dev),
-                rhs: rhs.text.clone(),
+                rhs: checker.text(&rhs.span),
                 rhs_device: device_name(rhs_dev),
             };
             let file = checker.file.id;
+            let texts = [violation.lhs.clone(), violation.rhs.clone()];
             let diagnostic = checker.report(&violation, event.span.clone());
-            for (value, origin) in [(lhs, lhs_origin), (rhs, rhs_origin)] {
+            for (text, origin) in texts.iter().zip([lhs_origin, rhs_origin]) {
                 if let Some(origin) = origin.as_ref().filter(|o| o.file == file) {
                     let span = origin.device_span.clone().unwrap_or(origin.span.clone());
                     diagnostic.label(
                         span,
-                        format!("`{}` is placed on `{}` here", value.text, written(origin)),
+                        format!("`{}` is placed on `{}` here", text, written(origin)),
                     );
                 }
             }

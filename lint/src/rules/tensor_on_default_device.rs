@@ -105,18 +105,19 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                     _ => operand.span.clone(),
                 };
                 let violation = TensorOnDefaultDevice {
-                    tensor: operand.text.clone(),
+                    tensor: checker.text(&operand.span),
                     device: written(origin).to_string(),
-                    input: input.text.clone(),
+                    input: checker.text(&input.span),
                     op: name.clone(),
                 };
                 let elsewhere = checker.describe_origin(origin);
+                let (tensor, input) = (violation.tensor.clone(), violation.input.clone());
                 let diagnostic = checker.report(&violation, span);
                 diagnostic.label(
                     event.span.clone(),
                     format!(
                         "meets `{}` ({}) here",
-                        input.text,
+                        input,
                         device_name(&Device::Input)
                     ),
                 );
@@ -125,7 +126,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                         operand.span.clone(),
                         format!(
                             "`{}` is created on `{}` at {place}",
-                            operand.text,
+                            tensor,
                             written(origin)
                         ),
                     );

@@ -20,9 +20,6 @@ use crate::ir::{
     FunctionMeta, Loop, LoopId, Origin, Span, Value, ValueKind,
 };
 
-/// Longest expression text kept for messages, in characters.
-const MAX_TEXT: usize = 48;
-
 /// Lowers `source` (the contents of `path`) into a [`File`].
 pub(crate) fn lower_file(id: FileId, path: &Path, source: &Arc<str>) -> File {
     let is_binary = is_binary_path(path);
@@ -134,8 +131,9 @@ struct FnState {
 
 struct Lowerer<'a> {
     file: FileId,
-    base: usize,
     src: &'a str,
+    /// Byte offset of each line of the parsed text (in `src`) and whether the line is ASCII.
+    lines: Vec<(usize, bool)>,
     path_is_test: bool,
     /// `use a::B as C` renames: `C` -> `B`.
     aliases: HashMap<String, String>,
@@ -150,10 +148,16 @@ struct Lowerer<'a> {
 
 impl<'a> Lowerer<'a> {
     fn new(file: FileId, base: usize, src: &'a str, path_is_test: bool) -> Self {
+        let mut lines = Vec::new();
+        let mut start = base;
+        for line in src[base..].split_inclusive('\n') {
+            lines.push((start, line.is_ascii()));
+            start += line.len();
+        }
         Lowerer {
             file,
-            base,
             src,
+            lines,
             path_is_test,
             aliases: HashMap::new(),
             default_device: None,
@@ -170,31 +174,39 @@ impl<'a> Lowerer<'a> {
         self.pm_span(node.span())
     }
 
+    /// The byte range of an expression, from its first to its last token.
+    fn expr_span(&self, e: &Expr) -> Span {
+        let start = self.offset(super::spans::first(e).start());
+        let end = self.offset(super::spans::last(e).end());
+        start..end.max(start)
+    }
+
     fn pm_span(&self, span: PmSpan) -> Span {
-        let r = span.byte_range();
-        r.start + self.base..r.end + self.base
+        let start = self.offset(span.start());
+        start..self.offset(span.end()).max(start)
+    }
+
+    /// The byte offset in the whole source of a proc-macro2 line/column (1-based line, column in
+    /// characters), through our own line table: `Span::byte_range` rescans characters on every call.
+    fn offset(&self, lc: proc_macro2::LineColumn) -> usize {
+        let Some(&(line_start, ascii)) = self.lines.get(lc.line.saturating_sub(1)) else {
+            return self.src.len();
+        };
+        let byte = if ascii {
+            line_start + lc.column
+        } else {
+            let line = &self.src[line_start..];
+            line_start
+                + line
+                    .char_indices()
+                    .nth(lc.column)
+                    .map_or(line.len(), |(i, _)| i)
+        };
+        byte.min(self.src.len())
     }
 
     fn text(&self, span: &Span) -> String {
-        let raw = self.src.get(span.clone()).unwrap_or("");
-        let mut out = String::new();
-        let mut last_space = false;
-        for ch in raw.chars() {
-            if ch.is_whitespace() {
-                if !last_space && !out.is_empty() {
-                    out.push(' ');
-                }
-                last_space = true;
-            } else {
-                out.push(ch);
-                last_space = false;
-            }
-            if out.chars().count() >= MAX_TEXT {
-                out.push('…');
-                break;
-            }
-        }
-        out
+        crate::ir::snippet(self.src, span)
     }
 
     fn canon<'s>(&'s self, ident: &'s str) -> &'s str {
@@ -408,7 +420,6 @@ impl<'a> Lowerer<'a> {
                 let mut value = Value::unknown(span.clone());
                 value.kind = kind;
                 value.device = device;
-                value.text = self.text(&span);
                 self.bind_pat(&arg.pat, &value);
             }
         }
@@ -422,7 +433,7 @@ impl<'a> Lowerer<'a> {
 
     fn eval_block(&mut self, block: &syn::Block) -> Val {
         self.push_scope();
-        let mut last = Val::new(Value::unknown(self.span(block)));
+        let mut last = Val::new(Value::unknown(self.pm_span(block.brace_token.span.join())));
         let n = block.stmts.len();
         for (i, stmt) in block.stmts.iter().enumerate() {
             let v = self.eval_stmt(stmt);
@@ -468,8 +479,7 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn tensor(&self, span: Span, device: Device, origin: Option<Origin>) -> Value {
-        let text = self.text(&span);
+    fn tensor(&self, span: Span, device: Device, origin: Option<Arc<Origin>>) -> Value {
         Value {
             kind: ValueKind::Tensor,
             device,
@@ -478,13 +488,12 @@ impl<'a> Lowerer<'a> {
             var: None,
             reads: Vec::new(),
             span,
-            text,
         }
     }
 
     #[allow(clippy::too_many_lines)]
     fn eval(&mut self, expr: &Expr) -> Val {
-        let span = self.span(expr);
+        let span = self.expr_span(expr);
         match expr {
             Expr::Path(p) => Val::new(self.eval_path(&p.path, span)),
             Expr::Reference(r) => self.eval(&r.expr),
@@ -519,7 +528,6 @@ impl<'a> Lowerer<'a> {
                     if t::is_device_field(&name.to_string()) {
                         v.kind = ValueKind::Device;
                         v.device = Device::Cached;
-                        v.text = self.text(&span);
                     }
                 }
                 Val::new(v)
@@ -676,14 +684,11 @@ impl<'a> Lowerer<'a> {
             }
             out.extend(ev.tensors());
         }
-        if v.kind == ValueKind::Device {
-            v.text = self.text(&v.span);
-        }
         Val { v, elems: out }
     }
 
     fn eval_if(&mut self, i: &syn::ExprIf) -> Val {
-        let cond_span = self.span(&i.cond);
+        let cond_span = self.expr_span(&i.cond);
         let periodic = self.src.get(cond_span).is_some_and(|c| c.contains('%'));
         self.push_scope();
         self.eval(&i.cond);
@@ -700,7 +705,7 @@ impl<'a> Lowerer<'a> {
                 let other = self.eval(e);
                 Val::new(join(then.v, other.v))
             }
-            None => Val::new(Value::unknown(self.span(i))),
+            None => Val::new(Value::unknown(self.pm_span(i.if_token.span))),
         }
     }
 
@@ -730,8 +735,7 @@ impl<'a> Lowerer<'a> {
                 let mut v = st.env[id as usize].clone();
                 v.var = Some(id);
                 v.reads = vec![id];
-                v.span = span.clone();
-                v.text = self.text(&span);
+                v.span = span;
                 return v;
             }
         }
@@ -745,8 +749,7 @@ impl<'a> Lowerer<'a> {
             };
             if let Some(device) = device {
                 v.kind = ValueKind::Device;
-                v.text = self.text(&span);
-                v.origin = Some(self.origin(span.clone(), Some(span.clone()), v.text.clone()));
+                v.origin = Some(Arc::new(self.origin(span.clone(), Some(span.clone()), self.text(&span))));
                 v.device = device;
             }
         }
@@ -839,12 +842,8 @@ impl<'a> Lowerer<'a> {
             };
             if let Some((to, to_value)) = target {
                 let method_span = self.pm_span(m.method.span()).start..span.end;
-                let to_value = to_value.unwrap_or_else(|| {
-                    let mut v = Value::unknown(method_span.clone());
-                    v.text = self.text(&method_span);
-                    v
-                });
-                let device_text = to_value.text.clone();
+                let to_value = to_value.unwrap_or_else(|| Value::unknown(method_span.clone()));
+                let device_text = self.text(&to_value.span);
                 self.emit(
                     EventKind::Transfer {
                         source: recv.v.clone(),
@@ -859,7 +858,7 @@ impl<'a> Lowerer<'a> {
                     device_text,
                 );
                 origin.is_transfer = true;
-                let mut v = self.tensor(span.clone(), to.clone(), Some(origin));
+                let mut v = self.tensor(span.clone(), to.clone(), Some(Arc::new(origin)));
                 if recv.v.kind != ValueKind::Tensor && recv.v.kind != ValueKind::Other {
                     v.kind = recv.v.kind;
                 }
@@ -911,7 +910,6 @@ impl<'a> Lowerer<'a> {
             };
             v.origin.clone_from(&recv.v.origin);
             v.reads = reads;
-            v.text = self.text(&span);
             return Val::new(v);
         }
 
@@ -962,7 +960,6 @@ impl<'a> Lowerer<'a> {
             let mut v = recv.v.clone();
             v.var = None;
             v.span = span.clone();
-            v.text = self.text(&span);
             v.reads = reads;
             if t::INHERITING_METHODS.contains(&name) {
                 v.origin = None;
@@ -1013,7 +1010,7 @@ impl<'a> Lowerer<'a> {
         self.maybe_op(&name, arg_tensors, span.clone());
         let mut v = self.tensor(
             span.clone(),
-            Device::Call(Box::new(CallRef {
+            Device::Call(Arc::new(CallRef {
                 target,
                 arg_device,
                 span: span.clone(),
@@ -1097,9 +1094,8 @@ impl<'a> Lowerer<'a> {
                 };
                 let mut v = Value::unknown(span.clone());
                 v.kind = ValueKind::Device;
-                v.text = self.text(&span);
                 if device.is_hard_coded() {
-                    v.origin = Some(self.origin(span.clone(), Some(span.clone()), v.text.clone()));
+                    v.origin = Some(Arc::new(self.origin(span.clone(), Some(span.clone()), self.text(&span))));
                 }
                 v.device = device;
                 v.reads = reads;
@@ -1117,8 +1113,7 @@ impl<'a> Lowerer<'a> {
             if let Some(device) = device {
                 let mut v = Value::unknown(span.clone());
                 v.kind = ValueKind::Device;
-                v.text = self.text(&span);
-                v.origin = Some(self.origin(span.clone(), Some(span.clone()), v.text.clone()));
+                v.origin = Some(Arc::new(self.origin(span.clone(), Some(span.clone()), self.text(&span))));
                 v.device = device;
                 return Val::new(v);
             }
@@ -1196,12 +1191,12 @@ impl<'a> Lowerer<'a> {
         let (device, origin) = match device_arg {
             Some(a) => {
                 let device_span = a.v.span.clone();
-                let origin = self.origin(span.clone(), Some(device_span), a.v.text.clone());
-                (a.v.device.clone(), Some(origin))
+                let origin = self.origin(span.clone(), Some(device_span.clone()), self.text(&device_span));
+                (a.v.device.clone(), Some(Arc::new(origin)))
             }
             None if t::HOST_FACTORIES.contains(&name) => {
                 let text = format!("Tensor::{name} (always on the host)");
-                (Device::Cpu, Some(self.origin(span.clone(), None, text)))
+                (Device::Cpu, Some(Arc::new(self.origin(span.clone(), None, text))))
             }
             None => (Device::Unknown, None),
         };
@@ -1271,7 +1266,8 @@ impl<'a> Lowerer<'a> {
     }
 
     fn eval_macro(&mut self, mac: &syn::Macro) -> Val {
-        let span = self.span(mac);
+        let start = mac.path.segments.first().map_or(0, |s| self.pm_span(s.ident.span()).start);
+        let span = start..self.pm_span(mac.delimiter.span().close()).end;
         let name = mac
             .path
             .segments

@@ -1,6 +1,7 @@
 //! The Rust frontend: `syn` parsing and lowering, with the API tables it reads.
 
 mod lower;
+mod spans;
 pub(crate) mod tables;
 
 pub(crate) use lower::lower_file;
