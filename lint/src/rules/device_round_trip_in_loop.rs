@@ -70,13 +70,21 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                     let Some(host) = source.host_read.clone() else {
                         continue;
                     };
-                    (host, checker.text(&source.span), checker.resolve(to_value).0)
+                    (
+                        host,
+                        checker.text(&source.span),
+                        checker.resolve(to_value).0,
+                    )
                 }
                 EventKind::Create {
                     value,
                     from_host: Some(host),
                     ..
-                } => (host.clone(), checker.text(&value.span), checker.resolve(value).0),
+                } => (
+                    host.clone(),
+                    checker.text(&value.span),
+                    checker.resolve(value).0,
+                ),
                 _ => continue,
             };
             if target == Device::Cpu {

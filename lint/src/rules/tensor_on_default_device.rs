@@ -115,11 +115,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 let diagnostic = checker.report(&violation, span);
                 diagnostic.label(
                     event.span.clone(),
-                    format!(
-                        "meets `{}` ({}) here",
-                        input,
-                        device_name(&Device::Input)
-                    ),
+                    format!("meets `{}` ({}) here", input, device_name(&Device::Input)),
                 );
                 if let Some(place) = elsewhere {
                     diagnostic.label(

@@ -365,11 +365,17 @@ impl<'a> Lowerer<'a> {
                 self.bind_pat(&p.elems[0], &inner);
             }
             _ => {
-                // Tuples, structs, slices: bind every name, knowing nothing of its value.
+                // Tuples, structs, slices: the parts of a tensor op's result (`let (values,
+                // indices) = t.sort(..)`) live where it does; of anything else nothing is known.
                 let mut names = Vec::new();
                 collect_pat_idents(pat, &mut names);
+                let component = if value.is_tensorish() || value.kind == ValueKind::Host {
+                    value.clone()
+                } else {
+                    Value::unknown(value.span.clone())
+                };
                 for name in names {
-                    self.bind(&name, Value::unknown(value.span.clone()));
+                    self.bind(&name, component.clone());
                 }
             }
         }
@@ -479,7 +485,7 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn tensor(&self, span: Span, device: Device, origin: Option<Arc<Origin>>) -> Value {
+    fn tensor(span: Span, device: Device, origin: Option<Arc<Origin>>) -> Value {
         Value {
             kind: ValueKind::Tensor,
             device,
@@ -676,6 +682,9 @@ impl<'a> Lowerer<'a> {
         for e in elems {
             let ev = self.eval(e);
             v.reads.extend(ev.v.reads.iter().copied());
+            if v.host_read.is_none() {
+                v.host_read.clone_from(&ev.v.host_read);
+            }
             if ev.v.kind == ValueKind::Device && v.kind != ValueKind::Device {
                 // tch options `(Kind::Float, Device::Cpu)`: the tuple carries the device.
                 v.kind = ValueKind::Device;
@@ -749,7 +758,11 @@ impl<'a> Lowerer<'a> {
             };
             if let Some(device) = device {
                 v.kind = ValueKind::Device;
-                v.origin = Some(Arc::new(self.origin(span.clone(), Some(span.clone()), self.text(&span))));
+                v.origin = Some(Arc::new(self.origin(
+                    span.clone(),
+                    Some(span.clone()),
+                    self.text(&span),
+                )));
                 v.device = device;
             }
         }
@@ -778,6 +791,9 @@ impl<'a> Lowerer<'a> {
 
     /// Emits an op event if two or more tensors meet; returns their values.
     fn maybe_op(&mut self, name: &str, operands: Vec<Value>, span: Span) {
+        if operands.is_empty() {
+            return;
+        }
         if operands.len() >= 2 {
             self.emit(
                 EventKind::Op {
@@ -819,10 +835,8 @@ impl<'a> Lowerer<'a> {
             .map_or(Device::Unknown, |v| v.device.clone());
 
         // Timers.
-        if let ValueKind::Timer(start) = recv.v.kind {
-            if name == "elapsed" || name == "duration_since" {
-                self.emit(EventKind::TimerRead { start }, span.clone());
-            }
+        if let (ValueKind::Timer(start), "elapsed") = (recv.v.kind, name) {
+            self.emit(EventKind::TimerRead { start }, span.clone());
         }
         if name == "duration_since" {
             if let Some(ValueKind::Timer(start)) = args.first().map(|a| a.v.kind) {
@@ -858,7 +872,7 @@ impl<'a> Lowerer<'a> {
                     device_text,
                 );
                 origin.is_transfer = true;
-                let mut v = self.tensor(span.clone(), to.clone(), Some(Arc::new(origin)));
+                let mut v = Self::tensor(span.clone(), to.clone(), Some(Arc::new(origin)));
                 if recv.v.kind != ValueKind::Tensor && recv.v.kind != ValueKind::Other {
                     v.kind = recv.v.kind;
                 }
@@ -937,10 +951,11 @@ impl<'a> Lowerer<'a> {
             } else if let Some(first) = arg_tensors.first() {
                 first.clone()
             } else {
-                return Val::new(Value::unknown(span));
+                // A module's output is a tensor even when its input is not known to be one.
+                Value::unknown(span.clone())
             };
             self.device_work(span.clone());
-            let mut v = self.tensor(span, device.device, device.origin);
+            let mut v = Self::tensor(span, device.device, device.origin);
             v.reads = reads;
             return Val::new(v);
         }
@@ -956,9 +971,11 @@ impl<'a> Lowerer<'a> {
                 operands.extend(arg_tensors);
                 self.maybe_op(name, operands, span.clone());
             }
-            // Any other tensor method keeps the receiver's device.
+            // Any other tensor method keeps the receiver's device; `x.clone()` is still `x`.
             let mut v = recv.v.clone();
-            v.var = None;
+            if name != "clone" {
+                v.var = None;
+            }
             v.span = span.clone();
             v.reads = reads;
             if t::INHERITING_METHODS.contains(&name) {
@@ -981,7 +998,7 @@ impl<'a> Lowerer<'a> {
         if !arg_tensors.is_empty() && !t::COLLECTION_METHODS.contains(&name) {
             let first = arg_tensors[0].clone();
             self.maybe_op(name, arg_tensors, span.clone());
-            let mut v = self.tensor(span, first.device, first.origin);
+            let mut v = Self::tensor(span, first.device, first.origin);
             v.reads = reads;
             return Val::new(v);
         }
@@ -1008,7 +1025,7 @@ impl<'a> Lowerer<'a> {
             CallTarget::Method { name, .. } | CallTarget::Free { name } => name.clone(),
         };
         self.maybe_op(&name, arg_tensors, span.clone());
-        let mut v = self.tensor(
+        let mut v = Self::tensor(
             span.clone(),
             Device::Call(Arc::new(CallRef {
                 target,
@@ -1095,7 +1112,11 @@ impl<'a> Lowerer<'a> {
                 let mut v = Value::unknown(span.clone());
                 v.kind = ValueKind::Device;
                 if device.is_hard_coded() {
-                    v.origin = Some(Arc::new(self.origin(span.clone(), Some(span.clone()), self.text(&span))));
+                    v.origin = Some(Arc::new(self.origin(
+                        span.clone(),
+                        Some(span.clone()),
+                        self.text(&span),
+                    )));
                 }
                 v.device = device;
                 v.reads = reads;
@@ -1113,16 +1134,25 @@ impl<'a> Lowerer<'a> {
             if let Some(device) = device {
                 let mut v = Value::unknown(span.clone());
                 v.kind = ValueKind::Device;
-                v.origin = Some(Arc::new(self.origin(span.clone(), Some(span.clone()), self.text(&span))));
+                v.origin = Some(Arc::new(self.origin(
+                    span.clone(),
+                    Some(span.clone()),
+                    self.text(&span),
+                )));
                 v.device = device;
                 return Val::new(v);
             }
         }
 
         // Host reads through conversions: `f64::try_from(&t)`, `Vec::<f32>::try_from(t)`.
+        // tch's conversions are the only common `f64::try_from(x)` / `Vec::<f32>::try_from(x)`
+        // in model code, so an argument of unknown kind counts too.
         if last == "try_from"
             && t::HOST_SCALAR_TYPES.contains(&prev)
-            && args.first().is_some_and(|a| a.v.is_tensorish())
+            && args.first().is_some_and(|a| {
+                a.v.is_tensorish()
+                    || (a.v.kind == ValueKind::Other && matches!(prev, "f32" | "f64" | "Vec"))
+            })
         {
             let source = args[0].v.clone();
             self.emit(
@@ -1148,8 +1178,8 @@ impl<'a> Lowerer<'a> {
                 let first = arg_tensors.first().cloned();
                 self.maybe_op(last, arg_tensors, span.clone());
                 let mut v = match first {
-                    Some(f) => self.tensor(span, f.device, f.origin),
-                    None => self.tensor(span, Device::Unknown, None),
+                    Some(f) => Self::tensor(span, f.device, f.origin),
+                    None => Self::tensor(span, Device::Unknown, None),
                 };
                 v.reads = reads;
                 return Val::new(v);
@@ -1191,20 +1221,32 @@ impl<'a> Lowerer<'a> {
         let (device, origin) = match device_arg {
             Some(a) => {
                 let device_span = a.v.span.clone();
-                let origin = self.origin(span.clone(), Some(device_span.clone()), self.text(&device_span));
+                let origin = self.origin(
+                    span.clone(),
+                    Some(device_span.clone()),
+                    self.text(&device_span),
+                );
                 (a.v.device.clone(), Some(Arc::new(origin)))
             }
             None if t::HOST_FACTORIES.contains(&name) => {
                 let text = format!("Tensor::{name} (always on the host)");
-                (Device::Cpu, Some(Arc::new(self.origin(span.clone(), None, text))))
+                (
+                    Device::Cpu,
+                    Some(Arc::new(self.origin(span.clone(), None, text))),
+                )
             }
             None => (Device::Unknown, None),
         };
         // Only a device decided here is this factory's origin; an inherited one keeps its own.
         let origin = if device.is_hard_coded() { origin } else { None };
-        let mut v = self.tensor(span.clone(), device, origin);
-        v.reads = reads;
         let from_host = args.iter().find_map(|a| a.v.host_read.clone());
+        let on_host = device == Device::Cpu;
+        let mut v = Self::tensor(span.clone(), device, origin);
+        v.reads = reads;
+        if on_host {
+            // Built on the host from host data: still a host copy, on its way back or not.
+            v.host_read.clone_from(&from_host);
+        }
         self.emit(
             EventKind::Create {
                 factory: name.to_string(),
@@ -1266,7 +1308,11 @@ impl<'a> Lowerer<'a> {
     }
 
     fn eval_macro(&mut self, mac: &syn::Macro) -> Val {
-        let start = mac.path.segments.first().map_or(0, |s| self.pm_span(s.ident.span()).start);
+        let start = mac
+            .path
+            .segments
+            .first()
+            .map_or(0, |s| self.pm_span(s.ident.span()).start);
         let span = start..self.pm_span(mac.delimiter.span().close()).end;
         let name = mac
             .path

@@ -33,7 +33,9 @@ pub(crate) fn first(e: &Expr) -> Span {
         Expr::Lit(x) => x.lit.span(),
         Expr::Path(x) if x.qself.is_none() && x.attrs.is_empty() => path_first(&x.path),
         Expr::Macro(x) if x.attrs.is_empty() => path_first(&x.mac.path),
-        Expr::Block(x) if x.label.is_none() && x.attrs.is_empty() => x.block.brace_token.span.open(),
+        Expr::Block(x) if x.label.is_none() && x.attrs.is_empty() => {
+            x.block.brace_token.span.open()
+        }
         Expr::If(x) => x.if_token.span,
         Expr::Match(x) => x.match_token.span,
         Expr::Let(x) => x.let_token.span,
