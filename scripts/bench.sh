@@ -6,7 +6,7 @@
 #   (c) check, no prefilter  placer check --no-prefilter DIRS (parse and lower every file)
 # Each mode: one warm-up run (its exit code is checked: 0/1 only, no panic), then BENCH_RUNS timed
 # runs (default 7), wall clock. Prints the corpus size (files, `wc -l` lines) and a table with the
-# median (and min/max, CPU time) per mode and the overhead of (b) and (c) over (a) in percent.
+# median (and min/max, user+sys CPU time: median, or hyperfine's mean) per mode and the overhead of (b) and (c) over (a) in percent.
 # Without hyperfine, the timed runs of the three modes are interleaved (a b c a b c ...) so that
 # background load drifts hit all three alike; with hyperfine installed (not required) it does the
 # timing instead (set BENCH_NO_HYPERFINE=1 to not use it).
@@ -84,7 +84,10 @@ if command -v hyperfine >/dev/null && [[ -z ${BENCH_NO_HYPERFINE:-} ]]; then
   done
   # Exit code 1 (findings) is expected: the warm-up above already checked for crashes.
   hyperfine --style none --ignore-failure --warmup 1 --runs "$runs" \
-    --export-json "$PLACER_TMP/hf.json" "${cmds[@]}" >/dev/null
+    --export-json "$PLACER_TMP/hf.json" "${cmds[@]}" >/dev/null 2>"$PLACER_TMP/hf.err" || {
+    cat "$PLACER_TMP/hf.err" >&2
+    exit 1
+  }
   i=0
   while read -r md lo hi c; do
     m=${modes[$i]}
@@ -116,7 +119,7 @@ else
 fi
 
 echo
-printf '%-26s %9s %8s %8s %11s %14s\n' "mode" "median s" "min s" "max s" "cpu s (med)" "vs parse-only"
+printf '%-26s %9s %8s %8s %11s %14s\n' "mode" "median s" "min s" "max s" "cpu s" "vs parse-only"
 for m in "${modes[@]}"; do
   if [[ $m == a ]]; then
     over="-"

@@ -257,3 +257,39 @@ fn should_render_full_output_with_labels_when_piped() {
     );
     assert!(!out.contains('\u{1b}'), "no ANSI escapes when piped: {out}");
 }
+
+#[test]
+fn should_find_the_same_with_and_without_the_prefilter() {
+    // `glue.rs` names no tensor API, so the prefilter skips it at first; the forward path goes
+    // through it to a helper that builds on the host, so it must be parsed after all.
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "model.rs",
+        b"use candle_core::{Result, Tensor};\npub struct M;\nimpl M {\n\
+          pub fn forward(&self, xs: &Tensor) -> Result<Tensor> {\n        let m = crate::glue::mid()?;\n        xs.broadcast_mul(&m)\n    }\n}\n",
+    );
+    write(
+        dir.path(),
+        "glue.rs",
+        b"pub fn mid() -> crate::Out {\n    crate::mask::make_mask(4)\n}\n",
+    );
+    write(
+        dir.path(),
+        "mask.rs",
+        b"use candle_core::{Device, Result, Tensor};\n\
+          pub fn make_mask(t: usize) -> Result<Tensor> {\n    Tensor::ones((t, t), candle_core::DType::U8, &Device::Cpu)\n}\n",
+    );
+    let with = stdout_of(
+        placer()
+            .args(["check", "--output-format", "concise"])
+            .arg(dir.path()),
+    );
+    let without = stdout_of(
+        placer()
+            .args(["check", "--output-format", "concise", "--no-prefilter"])
+            .arg(dir.path()),
+    );
+    assert!(with.contains("[P101/tensor-on-default-device]"), "{with}");
+    assert_eq!(with, without);
+}

@@ -263,6 +263,29 @@ impl<'a> Program<'a> {
         result.unwrap_or((Device::Unknown, None))
     }
 
+    /// Names that files outside the program must be parsed for if they contain them: callees of
+    /// forward paths that the program does not define, and functions that return a tensor on a
+    /// hard-coded device.
+    pub(crate) fn names_needed(&self) -> Vec<String> {
+        let mut names = std::collections::BTreeSet::new();
+        for &r in &self.forward {
+            for event in &self.function(r).events {
+                if let EventKind::Call { target } = &event.kind {
+                    if self.resolve_call(target, r.0).is_empty() {
+                        let (CallTarget::Method { name, .. } | CallTarget::Free { name }) = target;
+                        names.insert(name.clone());
+                    }
+                }
+            }
+        }
+        for (r, summary) in &self.summaries {
+            if summary.device.is_hard_coded() {
+                names.insert(self.function(*r).meta.name.clone());
+            }
+        }
+        names.into_iter().filter(|n| !n.is_empty()).collect()
+    }
+
     /// Whether a function is on a forward path.
     pub(crate) fn is_forward(&self, file: FileId, func: usize) -> bool {
         self.forward

@@ -172,28 +172,67 @@ pub fn may_match(source: &str) -> bool {
     anchors().is_match(source)
 }
 
-fn lower(id: usize, path: &Path, settings: &Settings) -> Option<ir::File> {
+/// A file read but not parsed: it names no API anchor.
+struct Skipped {
+    id: ir::FileId,
+    path: PathBuf,
+    source: Arc<str>,
+}
+
+fn lower(id: usize, path: &Path, settings: &Settings) -> Result<ir::File, Skipped> {
     let (source, bad) = read(path);
     let id = ir::FileId::try_from(id).unwrap_or(ir::FileId::MAX);
     if let Some((at, message)) = bad {
-        let end = source[at.min(source.len())..]
+        let at = at.min(source.len());
+        let end = source[at..]
             .chars()
             .next()
             .map_or(at, |c| at + c.len_utf8());
-        let at = at.min(source.len());
-        return Some(ir::File {
+        return Ok(ir::File {
             id,
             path: path.to_path_buf(),
             source,
             functions: Vec::new(),
-            syntax_error: Some((at..end.min(at.max(end)), message)),
+            syntax_error: Some((at..end, message)),
             is_binary: false,
         });
     }
     if settings.prefilter && !may_match(&source) {
-        return None;
+        return Err(Skipped {
+            id,
+            path: path.to_path_buf(),
+            source,
+        });
     }
-    Some(frontend::rust::lower_file(id, path, &source))
+    Ok(frontend::rust::lower_file(id, path, &source))
+}
+
+/// Parses the skipped files that the parsed ones may depend on, until none is left: a skipped file
+/// that defines a function a forward path calls but the tree lacks, or that calls a function
+/// returning a tensor on a hard-coded device, is parsed after all. Without anchors, those calls
+/// are the only way a file's code can take part in a finding, so skipping hides nothing.
+fn parse_needed(files: &mut Vec<ir::File>, mut skipped: Vec<Skipped>) {
+    while !skipped.is_empty() {
+        let names = checker::Program::new(files).names_needed();
+        if names.is_empty() {
+            return;
+        }
+        let Ok(ac) = aho_corasick::AhoCorasick::new(&names) else {
+            return;
+        };
+        let (hit, miss): (Vec<Skipped>, Vec<Skipped>) = skipped
+            .into_par_iter()
+            .partition(|s| ac.is_match(&*s.source));
+        skipped = miss;
+        if hit.is_empty() {
+            return;
+        }
+        let more: Vec<ir::File> = hit
+            .par_iter()
+            .map(|s| frontend::rust::lower_file(s.id, &s.path, &s.source))
+            .collect();
+        files.extend(more);
+    }
 }
 
 /// Checks every `.rs` file under `paths`: files are read, parsed and lowered in parallel, then the
@@ -204,13 +243,21 @@ fn lower(id: usize, path: &Path, settings: &Settings) -> Option<ir::File> {
 pub fn check_paths(paths: &[PathBuf], settings: &Settings) -> Result<Report, Error> {
     let start = Instant::now();
     let found = discover(paths)?;
-    let lowered: Vec<Option<ir::File>> = found
+    let lowered: Vec<Result<ir::File, Skipped>> = found
         .par_iter()
         .enumerate()
         .map(|(i, p)| lower(i, p, settings))
         .collect();
     let files_checked = lowered.len();
-    let files: Vec<ir::File> = lowered.into_iter().flatten().collect();
+    let (mut files, mut skipped) = (Vec::new(), Vec::new());
+    for l in lowered {
+        match l {
+            Ok(f) => files.push(f),
+            Err(s) => skipped.push(s),
+        }
+    }
+    parse_needed(&mut files, skipped);
+    files.sort_by_key(|f| f.id);
     let program = checker::Program::new(&files);
     let mut reports: Vec<FileReport> = files
         .par_iter()
