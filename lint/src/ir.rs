@@ -214,6 +214,12 @@ pub enum EventKind {
         /// The host read it came from.
         read: Span,
     },
+    /// A host value read out of a tensor decides whether a loop ends here (`if next == eos
+    /// { break }`, `while loss > tol`): the host needs it, whatever else happens to it.
+    HostDecision {
+        /// The host read it came from.
+        read: Span,
+    },
     /// Device work that could be asynchronous (a tensor op or a module call), recorded only while
     /// a timer is live.
     DeviceWork,

@@ -38,6 +38,10 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ## Known problems
+    /// A host copy that also decides when the loop ends (`if next_token == eos { break }`, as in
+    /// autoregressive generation) is needed on the host anyway and is not reported.
+    ///
     /// ## References
     /// - `../shared/RULES.md`, P201
     pub(crate) struct DeviceRoundTripInLoop {
@@ -60,6 +64,15 @@ impl Violation for DeviceRoundTripInLoop {
 
 pub(crate) fn check(checker: &mut Checker<'_>) {
     for (_, func) in checker.functions() {
+        // Host copies the host needs anyway: they decide when a loop ends (a sampled token).
+        let decisions: Vec<&Span> = func
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::HostDecision { read } => Some(read),
+                _ => None,
+            })
+            .collect();
         for event in &func.events {
             let Some(lp) = event.loop_id else { continue };
             // The way back: a transfer off the host, or a factory fed with host data.
@@ -87,7 +100,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 ),
                 _ => continue,
             };
-            if target == Device::Cpu {
+            if target == Device::Cpu || decisions.contains(&&host) {
                 continue;
             }
             // Both ends in the same iteration: the host end sits inside this loop too.

@@ -127,6 +127,8 @@ struct FnState {
     log_depth: u32,
     periodic_depth: u32,
     timer_live: bool,
+    /// How many `break`/`return` expressions have been evaluated so far.
+    exits: u32,
 }
 
 struct Lowerer<'a> {
@@ -277,6 +279,7 @@ impl<'a> Lowerer<'a> {
             log_depth: 0,
             periodic_depth: 0,
             timer_live: false,
+            exits: 0,
         });
     }
 
@@ -590,7 +593,10 @@ impl<'a> Lowerer<'a> {
             Expr::While(w) => {
                 self.enter_loop(span.clone());
                 self.push_scope();
-                self.eval(&w.cond);
+                let cond = self.eval(&w.cond);
+                if let Some(read) = cond.v.host_read {
+                    self.emit(EventKind::HostDecision { read }, cond.v.span);
+                }
                 self.eval_block(&w.body);
                 self.pop_scope();
                 self.exit_loop();
@@ -617,6 +623,7 @@ impl<'a> Lowerer<'a> {
                 Val::new(Value::unknown(span))
             }
             Expr::Return(r) => {
+                self.st().exits += 1;
                 if let Some(e) = &r.expr {
                     let v = self.eval(e);
                     self.st().func.returns.push(v.v);
@@ -624,6 +631,7 @@ impl<'a> Lowerer<'a> {
                 Val::new(Value::unknown(span))
             }
             Expr::Break(b) => {
+                self.st().exits += 1;
                 if let Some(e) = &b.expr {
                     self.eval(e);
                 }
@@ -700,13 +708,17 @@ impl<'a> Lowerer<'a> {
         let cond_span = self.expr_span(&i.cond);
         let periodic = self.src.get(cond_span).is_some_and(|c| c.contains('%'));
         self.push_scope();
-        self.eval(&i.cond);
+        let cond = self.eval(&i.cond);
         if periodic {
             self.st().periodic_depth += 1;
         }
+        let exits_before = self.st().exits;
         let then = self.eval_block(&i.then_branch);
         if periodic {
             self.st().periodic_depth -= 1;
+        }
+        if let (Some(read), true) = (cond.v.host_read, self.st().exits > exits_before) {
+            self.emit(EventKind::HostDecision { read }, cond.v.span);
         }
         self.pop_scope();
         match &i.else_branch {
@@ -1273,8 +1285,10 @@ impl<'a> Lowerer<'a> {
             B::AddAssign(_) | B::SubAssign(_) | B::MulAssign(_) | B::DivAssign(_) | B::RemAssign(_)
         );
         if !(arith || compound) {
+            // Comparisons keep the host read they use: `if next == eos { break }`.
             let mut v = Value::unknown(span);
             v.reads = reads;
+            v.host_read = lhs.v.host_read.or(rhs.v.host_read);
             return Val::new(v);
         }
         if let (ValueKind::Timer(start), B::Sub(_)) = (rhs.v.kind, &b.op) {
