@@ -1232,16 +1232,19 @@ impl<'a> Lowerer<'a> {
         let device_arg = args.iter().find(|a| a.v.kind == ValueKind::Device);
         let (device, origin) = match device_arg {
             Some(a) => {
-                let device_span = a.v.span.clone();
-                let origin = self.origin(
-                    span.clone(),
-                    Some(device_span.clone()),
-                    self.text(&device_span),
-                );
+                // Point at the device itself: `Device::Cpu` inside `(Kind::Float, Device::Cpu)`.
+                let (device_span, text) = match &a.v.origin {
+                    Some(o) if o.device_span.is_some() => {
+                        (o.device_span.clone(), o.device_text.clone())
+                    }
+                    _ => (Some(a.v.span.clone()), self.text(&a.v.span)),
+                };
+                let origin = self.origin(span.clone(), device_span, text);
                 (a.v.device.clone(), Some(Arc::new(origin)))
             }
             None if t::HOST_FACTORIES.contains(&name) => {
-                let text = format!("Tensor::{name} (always on the host)");
+                // `Tensor::from_slice(..)` (tch), `Tensor::try_from(x)`: the host, implicitly.
+                let text = "Device::Cpu".to_string();
                 (
                     Device::Cpu,
                     Some(Arc::new(self.origin(span.clone(), None, text))),

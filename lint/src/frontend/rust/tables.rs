@@ -42,6 +42,7 @@ pub(crate) const FACTORIES: &[&str] = &[
     "randperm",
     "of_slice",
     "from",
+    "try_from",
     "zeros_like_on",
     // burn
     "from_data",
@@ -52,8 +53,8 @@ pub(crate) const FACTORIES: &[&str] = &[
 ];
 
 /// Factories that create on the host when no device argument is given: tch's `Tensor::from_slice`
-/// and `Tensor::from(..)` always build on CPU.
-pub(crate) const HOST_FACTORIES: &[&str] = &["from_slice", "of_slice", "from"];
+/// and `Tensor::from(..)`, candle's and tch's `Tensor::try_from(..)` always build on CPU.
+pub(crate) const HOST_FACTORIES: &[&str] = &["from_slice", "of_slice", "from", "try_from"];
 
 /// Methods of a tensor that create a tensor on the receiver's device (`x.zeros_like()`,
 /// `x.new_zeros(..)`). The result inherits the receiver's device.
