@@ -68,10 +68,10 @@ pub struct FileReport {
 pub struct Report {
     /// Files with at least one finding, by path.
     pub files: Vec<FileReport>,
-    /// How many files were checked (parsed, or skipped by the prefilter as unable to match).
+    /// How many files were checked (every one is read and parsed).
     pub files_checked: usize,
-    /// How many of those were parsed.
-    pub files_parsed: usize,
+    /// How many of those were lowered and analysed (the others name no tensor API).
+    pub files_lowered: usize,
     /// Wall time of the whole check, in seconds.
     pub elapsed_secs: f64,
 }
@@ -172,7 +172,7 @@ pub fn may_match(source: &str) -> bool {
     anchors().is_match(source)
 }
 
-/// A file read but not parsed: it names no API anchor.
+/// A file that parsed but was not lowered: it names no API anchor.
 struct Skipped {
     id: ir::FileId,
     path: PathBuf,
@@ -198,18 +198,24 @@ fn lower(id: usize, path: &Path, settings: &Settings) -> Result<ir::File, Skippe
         });
     }
     if settings.prefilter && !may_match(&source) {
-        return Err(Skipped {
-            id,
-            path: path.to_path_buf(),
-            source,
-        });
+        // Every file is parsed, since `syntax-error` can fire in any file; only the lowering is
+        // skipped when nothing in the file can produce an event.
+        let parsed = syn::parse_file(&source);
+        proc_macro2::extra::invalidate_current_thread_spans();
+        if parsed.is_ok() {
+            return Err(Skipped {
+                id,
+                path: path.to_path_buf(),
+                source,
+            });
+        }
     }
     Ok(frontend::rust::lower_file(id, path, &source))
 }
 
-/// Parses the skipped files that the parsed ones may depend on, until none is left: a skipped file
+/// Lowers the skipped files that the lowered ones may depend on, until none is left: a skipped file
 /// that defines a function a forward path calls but the tree lacks, or that calls a function
-/// returning a tensor on a hard-coded device, is parsed after all. Without anchors, those calls
+/// returning a tensor on a hard-coded device, is lowered after all. Without anchors, those calls
 /// are the only way a file's code can take part in a finding, so skipping hides nothing.
 fn parse_needed(files: &mut Vec<ir::File>, mut skipped: Vec<Skipped>) {
     while !skipped.is_empty() {
@@ -278,7 +284,7 @@ pub fn check_paths(paths: &[PathBuf], settings: &Settings) -> Result<Report, Err
     Ok(Report {
         files: reports,
         files_checked,
-        files_parsed: files.len(),
+        files_lowered: files.len(),
         elapsed_secs: start.elapsed().as_secs_f64(),
     })
 }

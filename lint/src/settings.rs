@@ -8,8 +8,8 @@ pub struct Settings {
     enabled: Vec<bool>,
     /// Also lint test code (`#[test]`, `#[cfg(test)]`, `tests/`, `benches/`, `examples/`).
     pub include_tests: bool,
-    /// Skip, before parsing, files that contain none of the API names a rule could fire on.
-    /// Turning it off changes only speed, never findings.
+    /// Skip the analysis of files that contain none of the API names a rule could fire on (they
+    /// are still parsed, for `syntax-error`). Turning it off changes only speed, never findings.
     pub prefilter: bool,
 }
 
