@@ -18,6 +18,9 @@ pub type LoopId = u32;
 /// Index of a local binding in [`Function::bindings`].
 pub type BindingId = u32;
 
+/// The local bindings an expression reads.
+pub type Reads = smallvec::SmallVec<[BindingId; 4]>;
+
 /// Index of a file in the checked tree.
 pub type FileId = u32;
 
@@ -128,8 +131,9 @@ pub struct Value {
     pub host_read: Option<Span>,
     /// The local binding, if the expression is a plain path to one.
     pub var: Option<BindingId>,
-    /// Every local binding the expression reads.
-    pub reads: Vec<BindingId>,
+    /// Every local binding the expression reads (inline up to four: no allocation in the
+    /// common case).
+    pub reads: Reads,
     /// The expression's span.
     pub span: Span,
 }
@@ -143,7 +147,7 @@ impl Value {
             origin: None,
             host_read: None,
             var: None,
-            reads: Vec::new(),
+            reads: Reads::new(),
             span,
         }
     }
