@@ -21,7 +21,9 @@
 //! assert_eq!(diagnostics[0].rule.name(), "tensor-on-default-device");
 //! ```
 
-pub mod checker;
+#![warn(missing_docs, clippy::print_stdout, clippy::print_stderr)]
+
+mod checker;
 pub mod diagnostic;
 mod frontend;
 pub mod ir;
