@@ -1,7 +1,7 @@
 use std::collections::HashSet;
 
 use crate::checker::Checker;
-use crate::ir::EventKind;
+use crate::ir::{Device, EventKind};
 use crate::rule::{declare_rule, Violation};
 
 declare_rule! {
@@ -76,11 +76,13 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             }
             // The last device work between the start and the read...
             let between = &func.events[start + 1..j];
-            let Some(work) = between.iter().rposition(|e| {
-                matches!(
-                    e.kind,
-                    EventKind::DeviceWork | EventKind::Op { .. } | EventKind::Transfer { .. }
-                )
+            let Some(work) = between.iter().rposition(|e| match &e.kind {
+                EventKind::DeviceWork | EventKind::Transfer { .. } => true,
+                // What local helpers return counts once it resolves to a tensor somewhere.
+                EventKind::Op { operands, .. } => operands
+                    .iter()
+                    .any(|o| o.is_tensor() || checker.resolve(o).0 != Device::Unknown),
+                _ => false,
             }) else {
                 continue;
             };

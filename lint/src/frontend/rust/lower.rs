@@ -822,6 +822,9 @@ impl<'a> Lowerer<'a> {
         if operands.is_empty() {
             return;
         }
+        // Only values known to be tensors make device work; what a local function returns may be
+        // anything until the checker resolves it.
+        let work = operands.iter().any(Value::is_tensor);
         if operands.len() >= 2 {
             self.emit(
                 EventKind::Op {
@@ -831,7 +834,9 @@ impl<'a> Lowerer<'a> {
                 span.clone(),
             );
         }
-        self.device_work(span);
+        if work {
+            self.device_work(span);
+        }
     }
 
     fn device_work(&mut self, span: Span) {
