@@ -263,27 +263,35 @@ impl<'a> Program<'a> {
         result.unwrap_or((Device::Unknown, None))
     }
 
-    /// Names that files outside the program must be parsed for if they contain them: callees of
-    /// forward paths that the program does not define, and functions that return a tensor on a
-    /// hard-coded device.
-    pub(crate) fn names_needed(&self) -> Vec<String> {
-        let mut names = std::collections::BTreeSet::new();
+    /// What files outside the program must be lowered for, each as substrings that must all
+    /// occur in such a file: a function a forward path calls that the program does not define
+    /// (`fn name`, and the type for a method), and a function that returns a tensor on a
+    /// hard-coded device (its name, and the type for a method: a file that may call it).
+    pub(crate) fn names_needed(&self) -> Vec<Vec<String>> {
+        let mut needs = std::collections::BTreeSet::new();
         for &r in &self.forward {
             for event in &self.function(r).events {
                 if let EventKind::Call { target } = &event.kind {
                     if self.resolve_call(target, r.0).is_empty() {
-                        let (CallTarget::Method { name, .. } | CallTarget::Free { name }) = target;
-                        names.insert(name.clone());
+                        needs.insert(match target {
+                            CallTarget::Free { name } => vec![format!("fn {name}")],
+                            CallTarget::Method { self_type, name } => {
+                                vec![format!("fn {name}"), self_type.clone()]
+                            }
+                        });
                     }
                 }
             }
         }
         for (r, summary) in &self.summaries {
             if summary.device.is_hard_coded() {
-                names.insert(self.function(*r).meta.name.clone());
+                let meta = &self.function(*r).meta;
+                let mut need = vec![meta.name.clone()];
+                need.extend(meta.self_type.clone());
+                needs.insert(need);
             }
         }
-        names.into_iter().filter(|n| !n.is_empty()).collect()
+        needs.into_iter().filter(|n| n.iter().all(|s| !s.is_empty())).collect()
     }
 
     /// Whether a function is on a forward path.

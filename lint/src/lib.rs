@@ -221,16 +221,31 @@ fn lower(id: usize, path: &Path, settings: &Settings) -> Result<ir::File, Skippe
 /// are the only way a file's code can take part in a finding, so skipping hides nothing.
 fn parse_needed(files: &mut Vec<ir::File>, mut skipped: Vec<Skipped>) {
     while !skipped.is_empty() {
-        let names = checker::Program::new(files).names_needed();
-        if names.is_empty() {
+        let needs = checker::Program::new(files).names_needed();
+        let mut strings: Vec<&str> = needs.iter().flatten().map(String::as_str).collect();
+        strings.sort_unstable();
+        strings.dedup();
+        if strings.is_empty() {
             return;
         }
-        let Ok(ac) = aho_corasick::AhoCorasick::new(&names) else {
+        let Ok(ac) = aho_corasick::AhoCorasick::new(&strings) else {
             return;
         };
-        let (hit, miss): (Vec<Skipped>, Vec<Skipped>) = skipped
-            .into_par_iter()
-            .partition(|s| ac.is_match(&*s.source));
+        let ids: Vec<Vec<usize>> = needs
+            .iter()
+            .map(|need| {
+                need.iter()
+                    .filter_map(|s| strings.binary_search(&s.as_str()).ok())
+                    .collect()
+            })
+            .collect();
+        let (hit, miss): (Vec<Skipped>, Vec<Skipped>) = skipped.into_par_iter().partition(|s| {
+            let mut found = vec![false; strings.len()];
+            for m in ac.find_overlapping_iter(&*s.source) {
+                found[m.pattern().as_usize()] = true;
+            }
+            ids.iter().any(|need| need.iter().all(|&i| found[i]))
+        });
         skipped = miss;
         if hit.is_empty() {
             return;

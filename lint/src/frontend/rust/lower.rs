@@ -1221,7 +1221,10 @@ impl<'a> Lowerer<'a> {
 
         // Functions that may be defined in the linted tree.
         let first_upper = |s: &str| s.chars().next().is_some_and(char::is_uppercase);
-        let target = if segs.len() >= 2 && prev == "Self" {
+        let target = if first_upper(last) {
+            // `Self::Bool(x)`, `Kind::Float(..)`: an enum variant or tuple struct, not a call.
+            None
+        } else if segs.len() >= 2 && prev == "Self" {
             self.impls
                 .last()
                 .and_then(|(ty, _)| ty.clone())
@@ -1521,4 +1524,11 @@ impl<'ast> Visit<'ast> for Lowerer<'_> {
     }
 
     fn visit_item_macro(&mut self, _: &'ast syn::ItemMacro) {}
+
+    fn visit_foreign_item_fn(&mut self, f: &'ast syn::ForeignItemFn) {
+        // An `extern` declaration: a function with no body, known so that calls resolve to it.
+        let meta = self.fn_meta(&f.sig, &f.attrs, false);
+        self.begin_function(meta);
+        self.end_function();
+    }
 }
