@@ -291,7 +291,10 @@ impl<'a> Program<'a> {
                 needs.insert(need);
             }
         }
-        needs.into_iter().filter(|n| n.iter().all(|s| !s.is_empty())).collect()
+        needs
+            .into_iter()
+            .filter(|n| n.iter().all(|s| !s.is_empty()))
+            .collect()
     }
 
     /// Whether a function is on a forward path.

@@ -122,7 +122,10 @@ impl Val {
 /// The state of the function being lowered.
 struct FnState {
     func: Function,
-    scopes: Vec<HashMap<String, BindingId>>,
+    /// The bindings in scope, innermost last; a scope is a suffix starting at a `scope_starts`
+    /// entry. Functions have a few dozen bindings: a reverse scan beats hashing.
+    in_scope: Vec<BindingId>,
+    scope_starts: Vec<usize>,
     env: Vec<Value>,
     loop_stack: Vec<LoopId>,
     log_depth: u32,
@@ -224,6 +227,9 @@ impl<'a> Lowerer<'a> {
     /// A path segment's name with `use .. as ..` renames resolved.
     fn seg_name(&self, ident: &proc_macro2::Ident) -> Cow<'a, str> {
         let raw = self.raw_ident(ident);
+        if self.aliases.is_empty() {
+            return raw;
+        }
         match self.aliases.get(raw.as_ref()) {
             Some(original) => Cow::Owned(original.clone()),
             None => raw,
@@ -288,7 +294,8 @@ impl<'a> Lowerer<'a> {
                 meta,
                 ..Function::default()
             },
-            scopes: vec![HashMap::new()],
+            in_scope: Vec::new(),
+            scope_starts: Vec::new(),
             env: Vec::new(),
             loop_stack: Vec::new(),
             log_depth: 0,
@@ -331,16 +338,18 @@ impl<'a> Lowerer<'a> {
         });
         value.var = None;
         st.env.push(value);
-        st.scopes
-            .last_mut()
-            .expect("scope")
-            .insert(name.to_string(), id);
+        st.in_scope.push(id);
         id
     }
 
     fn lookup(&mut self, name: &str) -> Option<BindingId> {
         let st = self.st();
-        st.scopes.iter().rev().find_map(|s| s.get(name).copied())
+        let bindings = &st.func.bindings;
+        st.in_scope
+            .iter()
+            .rev()
+            .copied()
+            .find(|&id| bindings[id as usize].name == name)
     }
 
     fn assign(&mut self, id: BindingId, value: Value) {
@@ -353,11 +362,16 @@ impl<'a> Lowerer<'a> {
     }
 
     fn push_scope(&mut self) {
-        self.st().scopes.push(HashMap::new());
+        let st = self.st();
+        let start = st.in_scope.len();
+        st.scope_starts.push(start);
     }
 
     fn pop_scope(&mut self) {
-        self.st().scopes.pop();
+        let st = self.st();
+        if let Some(start) = st.scope_starts.pop() {
+            st.in_scope.truncate(start);
+        }
     }
 
     fn bind_pat(&mut self, pat: &Pat, value: &Value) {
@@ -517,14 +531,16 @@ impl<'a> Lowerer<'a> {
 
     #[allow(clippy::too_many_lines)]
     fn eval(&mut self, expr: &Expr) -> Val {
-        let span = self.expr_span(expr);
+        // Wrappers are their operand: no span of their own to compute.
         match expr {
-            Expr::Path(p) => Val::new(self.eval_path(&p.path, span)),
-            Expr::Reference(r) => self.eval(&r.expr),
-            Expr::Paren(p) => self.eval(&p.expr),
-            Expr::Group(g) => self.eval(&g.expr),
-            Expr::Try(t) => self.eval(&t.expr),
-            Expr::Await(a) => self.eval(&a.base),
+            Expr::Reference(r) => return self.eval(&r.expr),
+            Expr::Paren(p) => return self.eval(&p.expr),
+            Expr::Group(g) => return self.eval(&g.expr),
+            Expr::Try(t) => return self.eval(&t.expr),
+            Expr::Await(a) => return self.eval(&a.base),
+            Expr::Unary(u) => return self.eval(&u.expr),
+            // A literal is never a tensor, a device or host data.
+            Expr::Lit(_) => return Val::new(Value::unknown(0..0)),
             Expr::Cast(c) => {
                 let mut v = self.eval(&c.expr);
                 // `n.to_scalar::<f32>()? as usize`: a shape or index, which the host needs.
@@ -533,9 +549,13 @@ impl<'a> Lowerer<'a> {
                     v.v.host_read = None;
                     v.v.kind = ValueKind::Other;
                 }
-                v
+                return v;
             }
-            Expr::Unary(u) => self.eval(&u.expr),
+            _ => {}
+        }
+        let span = self.expr_span(expr);
+        match expr {
+            Expr::Path(p) => Val::new(self.eval_path(&p.path, span)),
             Expr::MethodCall(m) => self.eval_method(m, span),
             Expr::Call(c) => self.eval_call(c, span),
             Expr::Binary(b) => self.eval_binary(b, span),
@@ -1361,9 +1381,9 @@ impl<'a> Lowerer<'a> {
             .last()
             .map_or(Cow::Borrowed(""), |s| self.raw_ident(&s.ident));
         let is_log = t::LOG_MACROS.contains(&name.as_ref());
-        // Logging is most of the macros in model code: skip parsing one that names nothing a rule
-        // reads (its events would be `in_log` anyway, but host reads and timer reads count).
-        if is_log {
+        // Most macros in model code log or wrap FFI calls: skip parsing one that names nothing a
+        // rule reads (timer reads count). `vec![a, b]` is kept: its elements may be tensors.
+        if name != "vec" {
             let text = self.src.get(span.clone()).unwrap_or("");
             if !crate::may_match(text)
                 && !text.contains("elapsed")
