@@ -2,6 +2,7 @@
 //! functions are on a forward path (following calls across files), and what device each function
 //! returns its tensors on.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -19,6 +20,25 @@ pub(crate) type FnRef = (FileId, u32);
 pub(crate) struct Summary {
     device: Device,
     origin: Option<Arc<Origin>>,
+}
+
+impl Summary {
+    fn unknown() -> Self {
+        Summary {
+            device: Device::Unknown,
+            origin: None,
+        }
+    }
+}
+
+/// Joins what several returns (or several same-named callees) give: equal devices stay, anything
+/// else is unknown.
+fn join(acc: Option<Summary>, s: Summary) -> Summary {
+    match acc {
+        None => s,
+        Some(prev) if prev.device == s.device => prev,
+        Some(_) => Summary::unknown(),
+    }
 }
 
 /// The lowered tree with its cross-file facts.
@@ -125,56 +145,69 @@ impl<'a> Program<'a> {
         }
     }
 
+    /// Computes what every function returns, device-wise, following calls (memoised; a
+    /// recursive cycle resolves to unknown).
     fn compute_summaries(&mut self) {
-        let mut in_progress = Vec::new();
-        let refs: Vec<FnRef> = self
-            .files
-            .iter()
-            .flat_map(|file| {
-                (0..file.functions.len()).map(move |i| (file.id, u32::try_from(i).unwrap_or(0)))
-            })
-            .collect();
-        for r in refs {
-            self.summary(r, &mut in_progress);
+        struct Builder<'p, 'a> {
+            program: &'p Program<'a>,
+            memo: RefCell<HashMap<FnRef, Summary>>,
+            in_progress: RefCell<Vec<FnRef>>,
         }
-    }
-
-    fn summary(&mut self, r: FnRef, in_progress: &mut Vec<FnRef>) -> Summary {
-        if let Some(s) = self.summaries.get(&r) {
-            return s.clone();
-        }
-        let unknown = Summary {
-            device: Device::Unknown,
-            origin: None,
-        };
-        if in_progress.contains(&r) || in_progress.len() > 16 {
-            return unknown;
-        }
-        in_progress.push(r);
-        let mut result: Option<Summary> = None;
-        for ret in &self.function(r).returns {
-            if !ret.is_tensorish() {
-                continue;
+        impl Builder<'_, '_> {
+            fn summary(&self, r: FnRef) -> Summary {
+                if let Some(s) = self.memo.borrow().get(&r) {
+                    return s.clone();
+                }
+                {
+                    let mut in_progress = self.in_progress.borrow_mut();
+                    if in_progress.contains(&r) || in_progress.len() > 16 {
+                        return Summary::unknown();
+                    }
+                    in_progress.push(r);
+                }
+                let mut result: Option<Summary> = None;
+                for ret in &self.program.function(r).returns {
+                    if ret.is_tensorish() {
+                        let s = self.program.resolve_with(
+                            &ret.device,
+                            ret.origin.as_ref(),
+                            r.0,
+                            0,
+                            &|c| self.summary(c),
+                        );
+                        result = Some(join(result, s));
+                    }
+                }
+                self.in_progress.borrow_mut().pop();
+                let s = result.unwrap_or_else(Summary::unknown);
+                self.memo.borrow_mut().insert(r, s.clone());
+                s
             }
-            let s = self.resolve_with(&ret.device, ret.origin.as_ref(), r.0, in_progress);
-            result = Some(match result {
-                None => s,
-                Some(prev) if prev.device == s.device => prev,
-                Some(_) => unknown.clone(),
-            });
         }
-        in_progress.pop();
-        let s = result.unwrap_or(unknown);
-        self.summaries.insert(r, s.clone());
-        s
+        let builder = Builder {
+            program: self,
+            memo: RefCell::new(HashMap::new()),
+            in_progress: RefCell::new(Vec::new()),
+        };
+        for file in self.files {
+            for i in 0..file.functions.len() {
+                builder.summary((file.id, u32::try_from(i).unwrap_or(u32::MAX)));
+            }
+        }
+        self.summaries = builder.memo.into_inner();
     }
 
+    /// The device a value ends up on once calls are resolved, with `summary_of` giving what each
+    /// callee returns. A callee that returns its input's device gives the call's first tensor
+    /// argument's device; a library function (not in the tree) given tensors computes where
+    /// they are.
     fn resolve_with(
-        &mut self,
+        &self,
         device: &Device,
         origin: Option<&Arc<Origin>>,
         file: FileId,
-        in_progress: &mut Vec<FnRef>,
+        depth: u32,
+        summary_of: &dyn Fn(FnRef) -> Summary,
     ) -> Summary {
         let Device::Call(call) = device else {
             return Summary {
@@ -182,85 +215,38 @@ impl<'a> Program<'a> {
                 origin: origin.cloned(),
             };
         };
+        if depth > 16 {
+            return Summary::unknown();
+        }
         let callees = self.resolve_call(&call.target, file);
         if callees.is_empty() {
-            // Not in the tree: a library function given tensors computes where they are.
             return match call.target {
                 CallTarget::Free { .. } => {
-                    self.resolve_with(&call.arg_device, None, file, in_progress)
+                    self.resolve_with(&call.arg_device, None, file, depth + 1, summary_of)
                 }
-                CallTarget::Method { .. } => Summary {
-                    device: Device::Unknown,
-                    origin: None,
-                },
+                CallTarget::Method { .. } => Summary::unknown(),
             };
         }
-        let mut result: Option<Summary> = None;
+        let mut result = None;
         for callee in callees {
-            let mut s = self.summary(callee, in_progress);
+            let mut s = summary_of(callee);
             if s.device == Device::Input {
-                s = self.resolve_with(&call.arg_device, None, file, in_progress);
+                s = self.resolve_with(&call.arg_device, None, file, depth + 1, summary_of);
             }
-            result = Some(match result {
-                None => s,
-                Some(prev) if prev.device == s.device => prev,
-                Some(_) => Summary {
-                    device: Device::Unknown,
-                    origin: None,
-                },
-            });
+            result = Some(join(result, s));
         }
-        result.unwrap_or(Summary {
-            device: Device::Unknown,
-            origin: None,
-        })
+        result.unwrap_or_else(Summary::unknown)
     }
 
     /// The device of a value, with calls resolved through the callees' return summaries.
     pub(crate) fn resolve(&self, value: &Value, file: FileId) -> (Device, Option<Arc<Origin>>) {
-        self.resolve_device(&value.device, value.origin.as_ref(), file, 0)
-    }
-
-    fn resolve_device(
-        &self,
-        device: &Device,
-        origin: Option<&Arc<Origin>>,
-        file: FileId,
-        depth: u32,
-    ) -> (Device, Option<Arc<Origin>>) {
-        let Device::Call(call) = device else {
-            return (device.clone(), origin.cloned());
-        };
-        if depth > 16 {
-            return (Device::Unknown, None);
-        }
-        let callees = self.resolve_call(&call.target, file);
-        if callees.is_empty() {
-            return match call.target {
-                CallTarget::Free { .. } => {
-                    self.resolve_device(&call.arg_device, None, file, depth + 1)
-                }
-                CallTarget::Method { .. } => (Device::Unknown, None),
-            };
-        }
-        let mut result: Option<(Device, Option<Arc<Origin>>)> = None;
-        for callee in callees {
-            let s = self.summaries.get(&callee).cloned().unwrap_or(Summary {
-                device: Device::Unknown,
-                origin: None,
-            });
-            let s = if s.device == Device::Input {
-                self.resolve_device(&call.arg_device, None, file, depth + 1)
-            } else {
-                (s.device, s.origin)
-            };
-            result = Some(match result {
-                None => s,
-                Some(prev) if prev.0 == s.0 => prev,
-                Some(_) => (Device::Unknown, None),
-            });
-        }
-        result.unwrap_or((Device::Unknown, None))
+        let s = self.resolve_with(&value.device, value.origin.as_ref(), file, 0, &|r| {
+            self.summaries
+                .get(&r)
+                .cloned()
+                .unwrap_or_else(Summary::unknown)
+        });
+        (s.device, s.origin)
     }
 
     /// What files outside the program must be lowered for, each as substrings that must all
