@@ -57,3 +57,15 @@ pub fn evaluate(model: &Attention, batches: &[Tensor], targets: &[Tensor]) -> Re
     }
     Ok(total / batches.len() as f32)
 }
+
+/// Clamps activations on the host, step by step.
+pub fn clamp_steps(xs: &Tensor, steps: usize) -> Result<Tensor> {
+    let device = xs.device().clone();
+    let mut xs = xs.clone();
+    for _ in 0..steps {
+        let host = xs.to_device(&Device::Cpu)?;
+        // P201 device-round-trip-in-loop: to the host and back on every step.
+        xs = host.clamp(0f32, 1f32)?.to_device(&device)?;
+    }
+    Ok(xs)
+}
