@@ -50,7 +50,9 @@ fn should_report_the_example_models_and_exit_1() {
         .assert()
         .code(1);
     let stdout = String::from_utf8(out.get_output().stdout.clone()).expect("utf-8");
-    for code in ["P101", "P102", "P103", "P201", "P202", "P301", "P302", "P303", "P501"] {
+    for code in [
+        "P101", "P102", "P103", "P201", "P202", "P301", "P302", "P303", "P501",
+    ] {
         assert!(
             stdout.contains(&format!("[{code}/")),
             "no {code} in:\n{stdout}"
