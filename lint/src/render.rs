@@ -4,6 +4,7 @@
 use std::fmt;
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::Arc;
 
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
 use serde::Serialize;
@@ -13,7 +14,7 @@ use crate::diagnostic::{Diagnostic, LineIndex, Severity};
 /// A diagnostic with its source attached, as miette wants it.
 struct WithSource<'a> {
     diagnostic: &'a Diagnostic,
-    source: NamedSource<String>,
+    source: NamedSource<Arc<str>>,
     code: String,
 }
 
@@ -86,7 +87,7 @@ pub fn qualified_code(d: &Diagnostic) -> String {
 /// Renders diagnostics of one file with miette's graphical handler, `width` columns wide.
 pub fn full(
     path: &Path,
-    source: &str,
+    source: &Arc<str>,
     diagnostics: &[Diagnostic],
     style: Style,
     width: usize,
@@ -102,7 +103,7 @@ pub fn full(
     for d in diagnostics {
         let item = WithSource {
             diagnostic: d,
-            source: NamedSource::new(path.display().to_string(), source.to_string()),
+            source: NamedSource::new(path.display().to_string(), Arc::clone(source)),
             code: qualified_code(d),
         };
         // Writing into a String cannot fail.

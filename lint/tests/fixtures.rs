@@ -35,7 +35,9 @@ fn marked_lines(source: &str, rule: Rule) -> Vec<usize> {
 fn fixtures() {
     insta::glob!("../../fixtures", "rust/*.rs", |path| {
         let rule = rule_of(path);
-        let source = std::fs::read_to_string(path).expect("fixture is readable");
+        let source: std::sync::Arc<str> = std::fs::read_to_string(path)
+            .expect("fixture is readable")
+            .into();
         let shown = Path::new("fixtures/rust").join(path.file_name().expect("file name"));
         let diagnostics = check_source(&shown, &source, &Settings::only(&[rule]));
 
