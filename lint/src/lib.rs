@@ -199,9 +199,12 @@ fn lower(id: usize, path: &Path, settings: &Settings) -> Result<ir::File, Skippe
             is_binary: false,
         });
     }
-    if settings.prefilter && !may_match(&source) {
+    let test_only = !settings.include_tests && frontend::rust::is_test_path(path);
+    if test_only || settings.prefilter && !may_match(&source) {
         // Every file is parsed, since `syntax-error` can fire in any file; only the lowering is
-        // skipped when nothing in the file can produce an event.
+        // skipped when nothing in the file can produce an event a rule reads: it names no tensor
+        // API, or it is test code and tests are not checked (nothing outside a test target can
+        // call into one).
         let parsed = syn::parse_file(&source);
         proc_macro2::extra::invalidate_current_thread_spans();
         if parsed.is_ok() {

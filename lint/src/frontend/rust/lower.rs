@@ -76,7 +76,9 @@ fn is_binary_path(path: &Path) -> bool {
             .any(|c| matches!(c.as_os_str().to_str(), Some("bin" | "examples")))
 }
 
-fn is_test_path(path: &Path) -> bool {
+/// Whether every function in the file is test code: a test, bench or example target, or a file
+/// named like a test module.
+pub(crate) fn is_test_path(path: &Path) -> bool {
     let name = path.file_stem().and_then(|n| n.to_str()).unwrap_or("");
     name == "tests"
         || name == "test"
