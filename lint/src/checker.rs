@@ -46,7 +46,10 @@ pub(crate) struct Program<'a> {
     pub(crate) files: &'a [File],
     /// Position in `files` of each file id (ids of skipped files are absent).
     position: HashMap<FileId, usize>,
-    by_name: HashMap<&'a str, Vec<FnRef>>,
+    /// Methods by (implementing type, name).
+    methods: HashMap<(&'a str, &'a str), Vec<FnRef>>,
+    /// Free functions by name.
+    free: HashMap<&'a str, Vec<FnRef>>,
     forward: HashSet<FnRef>,
     summaries: HashMap<FnRef, Summary>,
 }
@@ -54,21 +57,24 @@ pub(crate) struct Program<'a> {
 impl<'a> Program<'a> {
     /// Indexes `files` and computes forward paths and return summaries.
     pub(crate) fn new(files: &'a [File]) -> Self {
-        let mut by_name: HashMap<&str, Vec<FnRef>> = HashMap::new();
+        let mut methods: HashMap<(&str, &str), Vec<FnRef>> = HashMap::new();
+        let mut free: HashMap<&str, Vec<FnRef>> = HashMap::new();
         for file in files {
             for (i, f) in file.functions.iter().enumerate() {
-                if !f.meta.name.is_empty() {
-                    by_name
-                        .entry(f.meta.name.as_str())
-                        .or_default()
-                        .push((file.id, u32::try_from(i).unwrap_or(u32::MAX)));
+                let r = (file.id, u32::try_from(i).unwrap_or(u32::MAX));
+                let name = f.meta.name.as_str();
+                match &f.meta.self_type {
+                    _ if name.is_empty() => {}
+                    Some(ty) => methods.entry((ty.as_str(), name)).or_default().push(r),
+                    None => free.entry(name).or_default().push(r),
                 }
             }
         }
         let mut program = Program {
             files,
             position: files.iter().enumerate().map(|(i, f)| (f.id, i)).collect(),
-            by_name,
+            methods,
+            free,
             forward: HashSet::new(),
             summaries: HashMap::new(),
         };
@@ -89,29 +95,17 @@ impl<'a> Program<'a> {
     fn resolve_call(&self, target: &CallTarget, from: FileId) -> Vec<FnRef> {
         match target {
             CallTarget::Method { self_type, name } => self
-                .by_name
-                .get(name.as_str())
-                .map(|c| {
-                    c.iter()
-                        .copied()
-                        .filter(|r| self.function(*r).meta.self_type.as_deref() == Some(self_type))
-                        .collect()
-                })
+                .methods
+                .get(&(self_type.as_str(), name.as_str()))
+                .cloned()
                 .unwrap_or_default(),
             CallTarget::Free { name } => {
-                let free: Vec<FnRef> = self
-                    .by_name
-                    .get(name.as_str())
-                    .map(|c| {
-                        c.iter()
-                            .copied()
-                            .filter(|r| self.function(*r).meta.self_type.is_none())
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                let Some(free) = self.free.get(name.as_str()) else {
+                    return Vec::new();
+                };
                 let local: Vec<FnRef> = free.iter().copied().filter(|r| r.0 == from).collect();
                 if local.is_empty() {
-                    free
+                    free.clone()
                 } else {
                     local
                 }
