@@ -243,26 +243,11 @@ impl<'a> Program<'a> {
         (s.device, s.origin)
     }
 
-    /// What files outside the program must be lowered for, each as substrings that must all
-    /// occur in such a file: a function a forward path calls that the program does not define
-    /// (`fn name`, and the type for a method), and a function that returns a tensor on a
-    /// hard-coded device (its name, and the type for a method: a file that may call it).
+    /// What call-graph-only files must be lowered in full for, each as substrings that must all
+    /// occur in such a file: the name of a function that returns a tensor on a hard-coded device,
+    /// and its type for a method (a file that may call it).
     pub(crate) fn names_needed(&self) -> Vec<Vec<String>> {
         let mut needs = std::collections::BTreeSet::new();
-        for &r in &self.forward {
-            for event in &self.function(r).events {
-                if let EventKind::Call { target } = &event.kind {
-                    if self.resolve_call(target, r.0).is_empty() {
-                        needs.insert(match target {
-                            CallTarget::Free { name } => vec![format!("fn {name}")],
-                            CallTarget::Method { self_type, name } => {
-                                vec![format!("fn {name}"), self_type.clone()]
-                            }
-                        });
-                    }
-                }
-            }
-        }
         for (r, summary) in &self.summaries {
             if summary.device.is_hard_coded() {
                 let meta = &self.function(*r).meta;

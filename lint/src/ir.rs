@@ -331,6 +331,9 @@ pub struct File {
     pub syntax_error: Option<(Span, String)>,
     /// Whether the file is a binary's entry (`main.rs`, `bin/`, `build.rs`) or example.
     pub is_binary: bool,
+    /// Only the call graph was lowered (functions, their calls and returned calls): the file
+    /// names no tensor API, or is test code that is not checked.
+    pub calls_only: bool,
 }
 
 /// The source text of `span`, whitespace runs folded and cut after 48 characters, for messages.

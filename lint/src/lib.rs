@@ -164,24 +164,26 @@ fn read(path: &Path) -> (Arc<str>, Option<(usize, String)>) {
 fn anchors() -> &'static aho_corasick::AhoCorasick {
     static AC: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
     AC.get_or_init(|| {
-        aho_corasick::AhoCorasick::new(frontend::rust::tables::ANCHORS)
+        let tables = &frontend::rust::tables::ANCHORS;
+        let idents = &frontend::rust::tables::IDENT_ANCHORS;
+        aho_corasick::AhoCorasick::new(tables.iter().chain(idents.iter()))
             .expect("anchor patterns are valid")
     })
 }
 
 /// Whether a source could produce any finding: it names at least one API anchor.
 pub fn may_match(source: &str) -> bool {
-    anchors().is_match(source)
+    let substrings = frontend::rust::tables::ANCHORS.len();
+    let bytes = source.as_bytes();
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    anchors().find_overlapping_iter(source).any(|m| {
+        m.pattern().as_usize() < substrings
+            || (m.start() == 0 || !ident(bytes[m.start() - 1]))
+                && bytes.get(m.end()).is_none_or(|&b| !ident(b))
+    })
 }
 
-/// A file that parsed but was not lowered: it names no API anchor.
-struct Skipped {
-    id: ir::FileId,
-    path: PathBuf,
-    source: Arc<str>,
-}
-
-fn lower(id: usize, path: &Path, settings: &Settings) -> Result<ir::File, Skipped> {
+fn lower(id: usize, path: &Path, settings: &Settings) -> ir::File {
     let (source, bad) = read(path);
     let id = ir::FileId::try_from(id).unwrap_or(ir::FileId::MAX);
     if let Some((at, message)) = bad {
@@ -190,40 +192,38 @@ fn lower(id: usize, path: &Path, settings: &Settings) -> Result<ir::File, Skippe
             .chars()
             .next()
             .map_or(at, |c| at + c.len_utf8());
-        return Ok(ir::File {
+        return ir::File {
             id,
             path: path.to_path_buf(),
             source,
             functions: Vec::new(),
             syntax_error: Some((at..end, message)),
             is_binary: false,
-        });
+            calls_only: false,
+        };
     }
     let test_only = !settings.include_tests && frontend::rust::is_test_path(path);
     if test_only || settings.prefilter && !may_match(&source) {
-        // Every file is parsed, since `syntax-error` can fire in any file; only the lowering is
-        // skipped when nothing in the file can produce an event a rule reads: it names no tensor
-        // API, or it is test code and tests are not checked (nothing outside a test target can
-        // call into one).
-        let parsed = syn::parse_file(&source);
-        proc_macro2::extra::invalidate_current_thread_spans();
-        if parsed.is_ok() {
-            return Err(Skipped {
-                id,
-                path: path.to_path_buf(),
-                source,
-            });
+        // Every file is parsed, since `syntax-error` can fire in any file. A file that names no
+        // tensor API can take part in a finding only through its calls, so only its call graph
+        // is lowered; test code that is not checked needs not even that (nothing outside a test
+        // target can call into one).
+        let mut file = frontend::rust::lower_calls_only(id, path, &source);
+        if file.syntax_error.is_none() {
+            if test_only {
+                file.functions.clear();
+            }
+            return file;
         }
     }
-    Ok(frontend::rust::lower_file(id, path, &source))
+    frontend::rust::lower_file(id, path, &source)
 }
 
-/// Lowers the skipped files that the lowered ones may depend on, until none is left: a skipped file
-/// that defines a function a forward path calls but the tree lacks, or that calls a function
-/// returning a tensor on a hard-coded device, is lowered after all. Without anchors, those calls
-/// are the only way a file's code can take part in a finding, so skipping hides nothing.
-fn parse_needed(files: &mut Vec<ir::File>, mut skipped: Vec<Skipped>) {
-    while !skipped.is_empty() {
+/// Lowers in full the call-graph-only files that may call a helper returning a tensor on a
+/// hard-coded device (they contain its name, and its type for a method), until none is left:
+/// ops on such a helper's result are the only events a file without API names can produce.
+fn lower_needed(files: &mut [ir::File]) {
+    loop {
         let needs = checker::Program::new(files).names_needed();
         let mut strings: Vec<&str> = needs.iter().flatten().map(String::as_str).collect();
         strings.sort_unstable();
@@ -242,22 +242,31 @@ fn parse_needed(files: &mut Vec<ir::File>, mut skipped: Vec<Skipped>) {
                     .collect()
             })
             .collect();
-        let (hit, miss): (Vec<Skipped>, Vec<Skipped>) = skipped.into_par_iter().partition(|s| {
-            let mut found = vec![false; strings.len()];
-            for m in ac.find_overlapping_iter(&*s.source) {
-                found[m.pattern().as_usize()] = true;
+        let mut lowered_any = false;
+        let fresh: Vec<Option<ir::File>> = files
+            .par_iter()
+            .map(|f| {
+                if !f.calls_only || f.functions.is_empty() {
+                    return None;
+                }
+                let mut found = vec![false; strings.len()];
+                for m in ac.find_overlapping_iter(&*f.source) {
+                    found[m.pattern().as_usize()] = true;
+                }
+                ids.iter()
+                    .any(|need| need.iter().all(|&i| found[i]))
+                    .then(|| frontend::rust::lower_file(f.id, &f.path, &f.source))
+            })
+            .collect();
+        for (slot, new) in files.iter_mut().zip(fresh) {
+            if let Some(new) = new {
+                *slot = new;
+                lowered_any = true;
             }
-            ids.iter().any(|need| need.iter().all(|&i| found[i]))
-        });
-        skipped = miss;
-        if hit.is_empty() {
+        }
+        if !lowered_any {
             return;
         }
-        let more: Vec<ir::File> = hit
-            .par_iter()
-            .map(|s| frontend::rust::lower_file(s.id, &s.path, &s.source))
-            .collect();
-        files.extend(more);
     }
 }
 
@@ -269,21 +278,14 @@ fn parse_needed(files: &mut Vec<ir::File>, mut skipped: Vec<Skipped>) {
 pub fn check_paths(paths: &[PathBuf], settings: &Settings) -> Result<Report, Error> {
     let start = Instant::now();
     let found = discover(paths)?;
-    let lowered: Vec<Result<ir::File, Skipped>> = largest_first(&found)
+    let mut files: Vec<ir::File> = largest_first(&found)
         .par_iter()
         .with_max_len(1)
         .map(|&i| lower(i, &found[i], settings))
         .collect();
-    let files_checked = lowered.len();
-    let (mut files, mut skipped) = (Vec::new(), Vec::new());
-    for l in lowered {
-        match l {
-            Ok(f) => files.push(f),
-            Err(s) => skipped.push(s),
-        }
-    }
-    parse_needed(&mut files, skipped);
+    let files_checked = files.len();
     files.sort_by_key(|f| f.id);
+    lower_needed(&mut files);
     let program = checker::Program::new(&files);
     let mut reports: Vec<FileReport> = files
         .par_iter()
@@ -304,7 +306,7 @@ pub fn check_paths(paths: &[PathBuf], settings: &Settings) -> Result<Report, Err
     Ok(Report {
         files: reports,
         files_checked,
-        files_lowered: files.len(),
+        files_lowered: files.iter().filter(|f| !f.calls_only).count(),
         elapsed_secs: start.elapsed().as_secs_f64(),
     })
 }

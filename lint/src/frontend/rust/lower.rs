@@ -32,6 +32,7 @@ pub(crate) fn lower_file(id: FileId, path: &Path, source: &Arc<str>) -> File {
         functions: Vec::new(),
         syntax_error: None,
         is_binary,
+        calls_only: false,
     };
     // Strip what `syn::parse_file` strips (a BOM, a shebang line), remembering the offset.
     let mut base = 0;
@@ -968,8 +969,8 @@ impl<'a> Lowerer<'a> {
             return Val::new(Value::unknown(span));
         }
 
-        // `x.device()`, `x.options()`, `vb.device()`.
-        if (name == "device" || name == "options") && m.args.is_empty() {
+        // `x.device()`, `x.options()` (of a tensor only), `vb.device()`.
+        if (name == "device" || name == "options" && tensor_recv) && m.args.is_empty() {
             let mut v = Value::unknown(span.clone());
             v.kind = ValueKind::Device;
             v.device = if tensor_recv {
@@ -1011,6 +1012,10 @@ impl<'a> Lowerer<'a> {
             };
             self.device_work(span.clone());
             let mut v = Self::tensor(span, device.device, device.origin);
+            if device.kind == ValueKind::MaybeTensor {
+                // Applied to what a call returns: still only maybe a tensor.
+                v.kind = ValueKind::MaybeTensor;
+            }
             v.reads = reads;
             return Val::new(v);
         }
@@ -1054,6 +1059,7 @@ impl<'a> Lowerer<'a> {
             let first = arg_tensors[0].clone();
             self.maybe_op(name, arg_tensors, span.clone());
             let mut v = Self::tensor(span, first.device, first.origin);
+            v.kind = first.kind;
             v.reads = reads;
             return Val::new(v);
         }
@@ -1205,7 +1211,8 @@ impl<'a> Lowerer<'a> {
         if last == "try_from"
             && t::HOST_SCALAR_TYPES.contains(&prev)
             && args.first().is_some_and(|a| {
-                a.v.is_tensorish()
+                // A call's result is not enough: `u8::try_from(helper() % 26)` is plain Rust.
+                a.v.is_tensor()
                     || (a.v.kind == ValueKind::Other && matches!(prev, "f32" | "f64" | "Vec"))
             })
         {
@@ -1242,30 +1249,8 @@ impl<'a> Lowerer<'a> {
         }
 
         // Functions that may be defined in the linted tree.
-        let first_upper = |s: &str| s.chars().next().is_some_and(char::is_uppercase);
-        let target = if first_upper(last) {
-            // `Self::Bool(x)`, `Kind::Float(..)`: an enum variant or tuple struct, not a call.
-            None
-        } else if segs.len() >= 2 && prev == "Self" {
-            self.impls
-                .last()
-                .and_then(|(ty, _)| ty.clone())
-                .map(|self_type| CallTarget::Method {
-                    self_type,
-                    name: last.to_string(),
-                })
-        } else if segs.len() >= 2 && first_upper(prev) {
-            Some(CallTarget::Method {
-                self_type: prev.to_string(),
-                name: last.to_string(),
-            })
-        } else if !first_upper(last) {
-            Some(CallTarget::Free {
-                name: last.to_string(),
-            })
-        } else {
-            None
-        };
+        let self_type = self.impls.last().and_then(|(ty, _)| ty.as_deref());
+        let target = call_target(&segs, self_type);
         if let Some(target) = target {
             return Val::new(self.local_call(target, arg_tensors, first_arg_device, span, reads));
         }
@@ -1405,6 +1390,244 @@ impl<'a> Lowerer<'a> {
             self.st().log_depth -= 1;
         }
         val
+    }
+}
+
+/// The function a path call names: `Self::f` / `Type::f` a method, `f` / `module::f` a free
+/// function; `Self::Variant(..)` and `Kind::Float(..)` (capitalised) are constructors, not calls.
+fn call_target<S: AsRef<str>>(segs: &[S], self_type: Option<&str>) -> Option<CallTarget> {
+    let first_upper = |s: &str| s.chars().next().is_some_and(char::is_uppercase);
+    let last = segs.last()?.as_ref();
+    if first_upper(last) {
+        return None;
+    }
+    let prev = segs.len().checked_sub(2).map(|i| segs[i].as_ref());
+    match prev {
+        Some("Self") => self_type.map(|ty| CallTarget::Method {
+            self_type: ty.to_string(),
+            name: last.to_string(),
+        }),
+        Some(ty) if first_upper(ty) => Some(CallTarget::Method {
+            self_type: ty.to_string(),
+            name: last.to_string(),
+        }),
+        _ => Some(CallTarget::Free {
+            name: last.to_string(),
+        }),
+    }
+}
+
+/// Lowers only the call graph of a file: its functions with their calls and the calls they
+/// return. For files the prefilter skips: they are parsed anyway (for `syntax-error`), and their
+/// calls are all that can carry a forward path or a helper's device through them.
+pub(crate) fn lower_calls_only(id: FileId, path: &Path, source: &Arc<str>) -> File {
+    let mut file = File {
+        id,
+        path: path.to_path_buf(),
+        source: source.clone(),
+        functions: Vec::new(),
+        syntax_error: None,
+        is_binary: is_binary_path(path),
+        calls_only: true,
+    };
+    match syn::parse_file(source) {
+        Err(err) => {
+            // Reported with its position by the full lowering, which the caller then runs.
+            file.syntax_error = Some((0..0, err.to_string()));
+        }
+        Ok(ast) => {
+            let mut walker = CallGraph {
+                path_is_test: is_test_path(path),
+                test_depth: 0,
+                impls: Vec::new(),
+                stack: vec![Function::default()],
+                functions: Vec::new(),
+            };
+            walker.stack[0].meta.is_test = walker.path_is_test;
+            walker.visit_file(&ast);
+            walker.functions.extend(walker.stack.pop());
+            file.functions = walker.functions;
+        }
+    }
+    proc_macro2::extra::invalidate_current_thread_spans();
+    file
+}
+
+struct CallGraph {
+    path_is_test: bool,
+    test_depth: u32,
+    impls: Vec<(Option<String>, Option<String>)>,
+    stack: Vec<Function>,
+    functions: Vec<Function>,
+}
+
+impl CallGraph {
+    fn target(&self, e: &Expr) -> Option<CallTarget> {
+        let self_type = || self.impls.last().and_then(|(ty, _)| ty.as_deref());
+        match e {
+            Expr::Call(c) => match &*c.func {
+                Expr::Path(p) => {
+                    let segs: Vec<String> = p
+                        .path
+                        .segments
+                        .iter()
+                        .map(|s| s.ident.to_string())
+                        .collect();
+                    call_target(&segs, self_type())
+                }
+                _ => None,
+            },
+            Expr::MethodCall(m) => match &*m.receiver {
+                Expr::Path(p) if p.path.is_ident("self") => {
+                    self_type().map(|ty| CallTarget::Method {
+                        self_type: ty.to_string(),
+                        name: m.method.to_string(),
+                    })
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Records a returned call (through `?`, `Ok(..)`, `Some(..)`, parentheses) as a return.
+    fn returned(&mut self, e: &Expr) {
+        let mut e = e;
+        loop {
+            match e {
+                Expr::Try(t) => e = &t.expr,
+                Expr::Paren(p) => e = &p.expr,
+                Expr::Call(c)
+                    if c.args.len() == 1
+                        && matches!(&*c.func, Expr::Path(p)
+                            if p.path.is_ident("Ok") || p.path.is_ident("Some")) =>
+                {
+                    e = &c.args[0];
+                }
+                _ => break,
+            }
+        }
+        if let Some(target) = self.target(e) {
+            let mut v = Value::unknown(0..0);
+            v.kind = ValueKind::MaybeTensor;
+            v.device = Device::Call(Arc::new(CallRef {
+                target,
+                arg_device: Device::Unknown,
+                span: 0..0,
+            }));
+            if let Some(f) = self.stack.last_mut() {
+                f.returns.push(v);
+            }
+        }
+    }
+
+    fn function(
+        &mut self,
+        sig: &syn::Signature,
+        attrs: &[syn::Attribute],
+        in_impl: bool,
+        body: &syn::Block,
+    ) {
+        let (self_type, trait_name) = if in_impl {
+            self.impls.last().cloned().unwrap_or((None, None))
+        } else {
+            (None, None)
+        };
+        let name = sig.ident.to_string();
+        let is_test = self.path_is_test || self.test_depth > 0 || is_test_attrs(attrs);
+        let in_module_trait = trait_name
+            .as_deref()
+            .is_some_and(|tr| t::MODULE_TRAITS.contains(&tr));
+        self.stack.push(Function {
+            meta: FunctionMeta {
+                is_forward_entry: !is_test && (t::is_forward_name(&name) || in_module_trait),
+                name,
+                self_type,
+                trait_name,
+                span: 0..0,
+                is_test,
+            },
+            ..Function::default()
+        });
+        self.impls.push((None, None));
+        self.visit_block(body);
+        self.impls.pop();
+        if let Some(Stmt::Expr(tail, None)) = body.stmts.last() {
+            self.returned(tail);
+        }
+        self.functions.extend(self.stack.pop());
+    }
+}
+
+impl<'ast> Visit<'ast> for CallGraph {
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        let test = is_test_attrs(&m.attrs) || m.ident == "tests";
+        self.test_depth += u32::from(test);
+        self.impls.push((None, None));
+        syn::visit::visit_item_mod(self, m);
+        self.impls.pop();
+        self.test_depth -= u32::from(test);
+    }
+
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        let self_type = match &*i.self_ty {
+            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        };
+        let trait_name = i
+            .trait_
+            .as_ref()
+            .and_then(|(_, path, _)| path.segments.last().map(|s| s.ident.to_string()));
+        self.impls.push((self_type, trait_name));
+        syn::visit::visit_item_impl(self, i);
+        self.impls.pop();
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        self.function(&f.sig, &f.attrs, false, &f.block);
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        // The impl's type is on the stack; `function` hides it from nested items.
+        let impls = self.impls.clone();
+        self.function(&f.sig, &f.attrs, true, &f.block);
+        self.impls = impls;
+    }
+
+    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+        if let Some(body) = &f.default {
+            self.function(&f.sig, &f.attrs, false, body);
+        }
+    }
+
+    fn visit_foreign_item_fn(&mut self, f: &'ast syn::ForeignItemFn) {
+        self.functions.push(Function {
+            meta: FunctionMeta {
+                name: f.sig.ident.to_string(),
+                ..FunctionMeta::default()
+            },
+            ..Function::default()
+        });
+    }
+
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        if let Some(target) = self.target(e) {
+            if let Some(f) = self.stack.last_mut() {
+                f.events.push(Event {
+                    kind: EventKind::Call { target },
+                    span: 0..0,
+                    loop_id: None,
+                    in_log: false,
+                    in_periodic: false,
+                });
+            }
+        }
+        if let Expr::Return(r) = e {
+            if let Some(x) = &r.expr {
+                self.returned(x);
+            }
+        }
+        syn::visit::visit_expr(self, e);
     }
 }
 

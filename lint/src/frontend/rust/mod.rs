@@ -4,4 +4,4 @@ mod lower;
 mod spans;
 pub(crate) mod tables;
 
-pub(crate) use lower::{is_test_path, lower_file};
+pub(crate) use lower::{is_test_path, lower_calls_only, lower_file};

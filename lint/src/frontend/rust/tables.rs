@@ -239,31 +239,40 @@ pub(crate) fn is_device_field(name: &str) -> bool {
     name == "device" || name == "dev" || name.ends_with("_device")
 }
 
-/// Substrings of which at least one occurs in every file that can produce an event a rule reads:
-/// tensors come from tensor-typed parameters or factories (`Tensor`), devices from device types,
-/// `.device()` or device fields (`Device`, `device`, `dev`), transfers and host reads by name, timing
-/// from `Instant`, and the rest by their method names.
+/// Substrings of which at least one occurs in every file that can produce an event a rule reads
+/// (with [`IDENT_ANCHORS`]). Tensors come from tensor-typed parameters or factories (`Tensor`);
+/// devices from device types, `.device()`, device fields, `TensorOptions`, or what
+/// `Default::default()` means in a burn or placer-runtime file; host reads, timers, cache calls
+/// and forward entries by their names; tch's `f64::try_from(&t)` by its spelling. A call's result
+/// only matters through a function of another file, which the checker handles on its own.
 pub(crate) const ANCHORS: &[&str] = &[
     "Tensor",
     "Device",
     "device",
-    "dev",
-    "cuda",
-    "Cuda",
-    "cpu",
-    "Cpu",
-    "to_vec",
+    "to_vec0",
+    "to_vec1",
+    "to_vec2",
+    "to_vec3",
     "to_scalar",
-    "item",
-    "_value",
+    "double_value",
+    "int64_value",
+    "into_scalar",
     "into_data",
     "to_data",
-    "into_scalar",
-    "tolist",
     "Instant",
     "empty_cache",
-    "sync",
     "forward",
     "Module",
     "__call__",
+    "burn",
+    "placer_runtime",
+    "placer::",
+    "f32::try_from",
+    "f64::try_from",
+    "Vec::try_from",
+    ">::try_from",
 ];
+
+/// Anchors that count only as a whole identifier (`.cuda()`, `.cpu()`, `self.dev`): as substrings
+/// they are in too many words.
+pub(crate) const IDENT_ANCHORS: &[&str] = &["dev", "cuda", "cpu"];
