@@ -1,7 +1,7 @@
 use std::collections::HashSet;
 
 use crate::checker::Checker;
-use crate::ir::EventKind;
+use crate::ir::{EventKind, Span};
 use crate::rule::{declare_rule, Violation};
 
 declare_rule! {
@@ -38,8 +38,9 @@ declare_rule! {
     /// ```
     ///
     /// ## Known problems
-    /// A read whose result decides when a generation loop stops is needed on the host and is not
-    /// reported; one that feeds arithmetic before that decision is.
+    /// A read whose result decides when the loop stops (`if next == eos { break }`, a line search
+    /// testing its step) is needed on the host and is not reported, even when it also feeds
+    /// arithmetic.
     ///
     /// ## References
     /// - `../shared/RULES.md`, P301
@@ -65,10 +66,23 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
     let mut seen = HashSet::new();
     let source = checker.file.source.clone();
     for (_, func) in checker.functions() {
+        // Reads the host needs anyway: they decide when a loop ends (a line search's step, a
+        // generated token).
+        let decisions: Vec<&Span> = func
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::HostDecision { read } => Some(read),
+                _ => None,
+            })
+            .collect();
         for event in &func.events {
             let EventKind::HostArith { read } = &event.kind else {
                 continue;
             };
+            if decisions.contains(&read) {
+                continue;
+            }
             // The arithmetic is real work (not logging, not every N steps)...
             if event.loop_id.is_none() || event.in_log || event.in_periodic {
                 continue;

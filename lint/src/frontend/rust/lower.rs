@@ -1343,7 +1343,9 @@ impl<'a> Lowerer<'a> {
         };
         if rhs.v.kind == ValueKind::Host && !v.is_tensorish() {
             v.kind = ValueKind::Host;
-            v.host_read.clone_from(&rhs.v.host_read);
+            if v.host_read.is_none() {
+                v.host_read.clone_from(&rhs.v.host_read);
+            }
         }
         v.var = None;
         v.reads = reads;
