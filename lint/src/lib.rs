@@ -46,7 +46,7 @@ pub use settings::Settings;
 
 /// Checks one file's source on its own (calls are followed within the file only).
 pub fn check_source(path: &Path, source: &str, settings: &Settings) -> Vec<Diagnostic> {
-    let file = frontend::rust::lower_file(0, path, &Arc::from(source));
+    let file = frontend::rust::lower_file(0, path, &Arc::from(source), settings.include_tests);
     let files = vec![file];
     let program = checker::Program::new(&files);
     let mut diagnostics = checker::Checker::new(&program, &files[0], settings).run();
@@ -216,13 +216,13 @@ fn lower(id: usize, path: &Path, settings: &Settings) -> ir::File {
             return file;
         }
     }
-    frontend::rust::lower_file(id, path, &source)
+    frontend::rust::lower_file(id, path, &source, settings.include_tests)
 }
 
 /// Lowers in full the call-graph-only files that may call a helper returning a tensor on a
 /// hard-coded device (they contain its name, and its type for a method), until none is left:
 /// ops on such a helper's result are the only events a file without API names can produce.
-fn lower_needed(files: &mut [ir::File]) {
+fn lower_needed(files: &mut [ir::File], settings: &Settings) {
     loop {
         let needs = checker::Program::new(files).names_needed();
         let mut strings: Vec<&str> = needs.iter().flatten().map(String::as_str).collect();
@@ -255,7 +255,9 @@ fn lower_needed(files: &mut [ir::File]) {
                 }
                 ids.iter()
                     .any(|need| need.iter().all(|&i| found[i]))
-                    .then(|| frontend::rust::lower_file(f.id, &f.path, &f.source))
+                    .then(|| {
+                        frontend::rust::lower_file(f.id, &f.path, &f.source, settings.include_tests)
+                    })
             })
             .collect();
         for (slot, new) in files.iter_mut().zip(fresh) {
@@ -285,7 +287,7 @@ pub fn check_paths(paths: &[PathBuf], settings: &Settings) -> Result<Report, Err
         .collect();
     let files_checked = files.len();
     files.sort_by_key(|f| f.id);
-    lower_needed(&mut files);
+    lower_needed(&mut files, settings);
     let program = checker::Program::new(&files);
     let mut reports: Vec<FileReport> = files
         .par_iter()

@@ -22,7 +22,10 @@ use crate::ir::{
 };
 
 /// Lowers `source` (the contents of `path`) into a [`File`].
-pub(crate) fn lower_file(id: FileId, path: &Path, source: &Arc<str>) -> File {
+///
+/// Test modules (`#[cfg(test)]`, `mod tests`) are not walked unless `include_tests`: no code
+/// outside them can call into them, and their findings are not reported.
+pub(crate) fn lower_file(id: FileId, path: &Path, source: &Arc<str>, include_tests: bool) -> File {
     let is_binary = is_binary_path(path);
     let path_is_test = is_test_path(path);
     let mut file = File {
@@ -53,6 +56,7 @@ pub(crate) fn lower_file(id: FileId, path: &Path, source: &Arc<str>) -> File {
         }
         Ok(ast) => {
             let mut lowerer = Lowerer::new(id, base, source, path_is_test);
+            lowerer.skip_test_modules = !include_tests;
             lowerer.collect_uses(&ast.items);
             lowerer.begin_function(FunctionMeta {
                 is_test: path_is_test,
@@ -153,6 +157,8 @@ struct Lowerer<'a> {
     /// `(self type, trait)` of the impl blocks being walked.
     impls: Vec<(Option<String>, Option<String>)>,
     test_depth: u32,
+    /// Do not walk test modules at all.
+    skip_test_modules: bool,
 }
 
 impl<'a> Lowerer<'a> {
@@ -174,6 +180,7 @@ impl<'a> Lowerer<'a> {
             stack: Vec::new(),
             impls: Vec::new(),
             test_depth: 0,
+            skip_test_modules: false,
         }
     }
 
@@ -1714,6 +1721,9 @@ fn is_test_attrs(attrs: &[syn::Attribute]) -> bool {
 impl<'ast> Visit<'ast> for Lowerer<'_> {
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
         let test = is_test_attrs(&m.attrs) || m.ident == "tests";
+        if test && self.skip_test_modules {
+            return;
+        }
         if test {
             self.test_depth += 1;
         }
