@@ -219,57 +219,41 @@ fn lower(id: usize, path: &Path, settings: &Settings) -> ir::File {
     frontend::rust::lower_file(id, path, &source, settings.include_tests)
 }
 
-/// Lowers in full the call-graph-only files that may call a helper returning a tensor on a
-/// hard-coded device (they contain its name, and its type for a method), until none is left:
-/// ops on such a helper's result are the only events a file without API names can produce.
-fn lower_needed(files: &mut [ir::File], settings: &Settings) {
-    loop {
-        let needs = checker::Program::new(files).names_needed();
-        let mut strings: Vec<&str> = needs.iter().flatten().map(String::as_str).collect();
-        strings.sort_unstable();
-        strings.dedup();
-        if strings.is_empty() {
-            return;
-        }
-        let Ok(ac) = aho_corasick::AhoCorasick::new(&strings) else {
-            return;
-        };
-        let ids: Vec<Vec<usize>> = needs
-            .iter()
-            .map(|need| {
-                need.iter()
-                    .filter_map(|s| strings.binary_search(&s.as_str()).ok())
-                    .collect()
-            })
-            .collect();
-        let mut lowered_any = false;
-        let fresh: Vec<Option<ir::File>> = files
-            .par_iter()
-            .map(|f| {
-                if !f.calls_only || f.functions.is_empty() {
-                    return None;
-                }
-                let mut found = vec![false; strings.len()];
-                for m in ac.find_overlapping_iter(&*f.source) {
-                    found[m.pattern().as_usize()] = true;
-                }
-                ids.iter()
-                    .any(|need| need.iter().all(|&i| found[i]))
-                    .then(|| {
-                        frontend::rust::lower_file(f.id, &f.path, &f.source, settings.include_tests)
-                    })
-            })
-            .collect();
-        for (slot, new) in files.iter_mut().zip(fresh) {
-            if let Some(new) = new {
-                *slot = new;
-                lowered_any = true;
-            }
-        }
-        if !lowered_any {
-            return;
-        }
+/// The call-graph-only files that may call a helper returning a tensor on a hard-coded device
+/// (they contain its name, and its type for a method): ops on such a helper's result are the only
+/// events a file without API names can produce, so these must be lowered in full.
+fn needing_full_lowering(program: &checker::Program<'_>, files: &[ir::File]) -> Vec<usize> {
+    let needs = program.names_needed();
+    let mut strings: Vec<&str> = needs.iter().flatten().map(String::as_str).collect();
+    strings.sort_unstable();
+    strings.dedup();
+    let Ok(ac) = aho_corasick::AhoCorasick::new(&strings) else {
+        return Vec::new();
+    };
+    if strings.is_empty() {
+        return Vec::new();
     }
+    let ids: Vec<Vec<usize>> = needs
+        .iter()
+        .map(|need| {
+            need.iter()
+                .filter_map(|s| strings.binary_search(&s.as_str()).ok())
+                .collect()
+        })
+        .collect();
+    files
+        .par_iter()
+        .enumerate()
+        .filter(|(_, f)| f.calls_only && !f.functions.is_empty())
+        .filter(|(_, f)| {
+            let mut found = vec![false; strings.len()];
+            for m in ac.find_overlapping_iter(&*f.source) {
+                found[m.pattern().as_usize()] = true;
+            }
+            ids.iter().any(|need| need.iter().all(|&i| found[i]))
+        })
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// Checks every `.rs` file under `paths`: files are read, parsed and lowered in parallel, then the
@@ -287,8 +271,27 @@ pub fn check_paths(paths: &[PathBuf], settings: &Settings) -> Result<Report, Err
         .collect();
     let files_checked = files.len();
     files.sort_by_key(|f| f.id);
-    lower_needed(&mut files, settings);
-    let program = checker::Program::new(&files);
+    // Lower in full what the call-graph-only files turn out to need, until nothing more is.
+    let program = loop {
+        let program = checker::Program::new(&files);
+        let needed = needing_full_lowering(&program, &files);
+        if needed.is_empty() {
+            break program;
+        }
+        drop(program);
+        let fresh: Vec<(usize, ir::File)> = needed
+            .par_iter()
+            .map(|&i| {
+                let f = &files[i];
+                let full =
+                    frontend::rust::lower_file(f.id, &f.path, &f.source, settings.include_tests);
+                (i, full)
+            })
+            .collect();
+        for (i, full) in fresh {
+            files[i] = full;
+        }
+    };
     let mut reports: Vec<FileReport> = files
         .par_iter()
         .filter_map(|file| {
