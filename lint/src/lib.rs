@@ -164,16 +164,18 @@ fn read(path: &Path) -> (Arc<str>, Option<(usize, String)>) {
 fn anchors() -> &'static aho_corasick::AhoCorasick {
     static AC: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
     AC.get_or_init(|| {
-        let tables = &frontend::rust::tables::ANCHORS;
-        let idents = &frontend::rust::tables::IDENT_ANCHORS;
-        aho_corasick::AhoCorasick::new(tables.iter().chain(idents.iter()))
+        use frontend::rust::tables as t;
+        // Substring anchors first, identifier anchors last (see `may_match`).
+        let substrings = t::ANCHORS.iter().chain(t::HOST_READS).chain(t::EMPTY_CACHE);
+        aho_corasick::AhoCorasick::new(substrings.chain(t::IDENT_ANCHORS))
             .expect("anchor patterns are valid")
     })
 }
 
 /// Whether a source could produce any finding: it names at least one API anchor.
 pub fn may_match(source: &str) -> bool {
-    let substrings = frontend::rust::tables::ANCHORS.len();
+    use frontend::rust::tables as t;
+    let substrings = t::ANCHORS.len() + t::HOST_READS.len() + t::EMPTY_CACHE.len();
     let bytes = source.as_bytes();
     let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     anchors().find_overlapping_iter(source).any(|m| {

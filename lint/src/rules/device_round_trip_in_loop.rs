@@ -1,6 +1,7 @@
 use crate::checker::Checker;
 use crate::ir::{Device, EventKind, Span};
 use crate::rule::{declare_rule, Violation};
+use crate::utils::loop_decisions;
 
 declare_rule! {
     /// ## What it does
@@ -65,14 +66,7 @@ impl Violation for DeviceRoundTripInLoop {
 pub(crate) fn check(checker: &mut Checker<'_>) {
     for (_, func) in checker.functions() {
         // Host copies the host needs anyway: they decide when a loop ends (a sampled token).
-        let decisions: Vec<&Span> = func
-            .events
-            .iter()
-            .filter_map(|e| match &e.kind {
-                EventKind::HostDecision { read } => Some(read),
-                _ => None,
-            })
-            .collect();
+        let decisions = loop_decisions(func);
         for event in &func.events {
             let Some(lp) = event.loop_id else { continue };
             // The way back: a transfer off the host, or a factory fed with host data.

@@ -1,8 +1,9 @@
 use std::collections::HashSet;
 
 use crate::checker::Checker;
-use crate::ir::{EventKind, Span};
+use crate::ir::EventKind;
 use crate::rule::{declare_rule, Violation};
+use crate::utils::loop_decisions;
 
 declare_rule! {
     /// ## What it does
@@ -68,14 +69,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
     for (_, func) in checker.functions() {
         // Reads the host needs anyway: they decide when a loop ends (a line search's step, a
         // generated token).
-        let decisions: Vec<&Span> = func
-            .events
-            .iter()
-            .filter_map(|e| match &e.kind {
-                EventKind::HostDecision { read } => Some(read),
-                _ => None,
-            })
-            .collect();
+        let decisions = loop_decisions(func);
         for event in &func.events {
             let EventKind::HostArith { read } = &event.kind else {
                 continue;

@@ -1,6 +1,6 @@
 //! Matchers shared by rules. Rules never import other rules.
 
-use crate::ir::{Device, Origin};
+use crate::ir::{Device, EventKind, Function, Origin, Span};
 
 /// How a device reads in a message: `cpu`, `cuda:1`, `meta`.
 pub(crate) fn device_name(device: &Device) -> String {
@@ -34,4 +34,16 @@ pub(crate) fn written(origin: &Origin) -> &str {
         .device_text
         .strip_prefix('&')
         .unwrap_or(&origin.device_text)
+}
+
+/// The host reads of a function whose values decide when a loop ends (`if next == eos { break }`):
+/// the host needs those anyway.
+pub(crate) fn loop_decisions(func: &Function) -> Vec<&Span> {
+    func.events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::HostDecision { read } => Some(read),
+            _ => None,
+        })
+        .collect()
 }

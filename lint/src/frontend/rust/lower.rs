@@ -429,24 +429,13 @@ impl<'a> Lowerer<'a> {
         attrs: &[syn::Attribute],
         in_impl: bool,
     ) -> FunctionMeta {
-        let (self_type, trait_name) = if in_impl {
+        let context = if in_impl {
             self.impls.last().cloned().unwrap_or((None, None))
         } else {
             (None, None)
         };
-        let name = sig.ident.to_string();
-        let is_test = self.path_is_test || self.test_depth > 0 || is_test_attrs(attrs);
-        let in_module_trait = trait_name
-            .as_deref()
-            .is_some_and(|tr| t::MODULE_TRAITS.contains(&tr));
-        FunctionMeta {
-            is_forward_entry: !is_test && (t::is_forward_name(&name) || in_module_trait),
-            name,
-            self_type,
-            trait_name,
-            span: self.span(&sig.ident),
-            is_test,
-        }
+        let in_test = self.path_is_test || self.test_depth > 0;
+        function_meta(sig, attrs, context, in_test, self.span(&sig.ident))
     }
 
     fn lower_fn(&mut self, meta: FunctionMeta, sig: &syn::Signature, body: &syn::Block) {
@@ -1402,6 +1391,44 @@ impl<'a> Lowerer<'a> {
     }
 }
 
+/// The implementing type and the implemented trait of an impl block (last path segments).
+fn impl_context(i: &syn::ItemImpl) -> (Option<String>, Option<String>) {
+    let self_type = match &*i.self_ty {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    };
+    let trait_name = i
+        .trait_
+        .as_ref()
+        .and_then(|(_, path, _)| path.segments.last().map(|s| s.ident.to_string()));
+    (self_type, trait_name)
+}
+
+/// Name, place and role of a function, given the impl block it is in (`context`) and whether its
+/// place makes it test code (`test_place`: a test target or a test module).
+fn function_meta(
+    sig: &syn::Signature,
+    attrs: &[syn::Attribute],
+    context: (Option<String>, Option<String>),
+    test_place: bool,
+    span: Span,
+) -> FunctionMeta {
+    let (self_type, trait_name) = context;
+    let name = sig.ident.to_string();
+    let is_test = test_place || is_test_attrs(attrs);
+    let in_module_trait = trait_name
+        .as_deref()
+        .is_some_and(|tr| t::MODULE_TRAITS.contains(&tr));
+    FunctionMeta {
+        is_forward_entry: !is_test && (t::is_forward_name(&name) || in_module_trait),
+        name,
+        self_type,
+        trait_name,
+        span,
+        is_test,
+    }
+}
+
 /// The function a path call names: `Self::f` / `Type::f` a method, `f` / `module::f` a free
 /// function; `Self::Variant(..)` and `Kind::Float(..)` (capitalised) are constructors, not calls.
 fn call_target<S: AsRef<str>>(segs: &[S], self_type: Option<&str>) -> Option<CallTarget> {
@@ -1537,25 +1564,14 @@ impl CallGraph {
         in_impl: bool,
         body: &syn::Block,
     ) {
-        let (self_type, trait_name) = if in_impl {
+        let context = if in_impl {
             self.impls.last().cloned().unwrap_or((None, None))
         } else {
             (None, None)
         };
-        let name = sig.ident.to_string();
-        let is_test = self.path_is_test || self.test_depth > 0 || is_test_attrs(attrs);
-        let in_module_trait = trait_name
-            .as_deref()
-            .is_some_and(|tr| t::MODULE_TRAITS.contains(&tr));
+        let in_test = self.path_is_test || self.test_depth > 0;
         self.stack.push(Function {
-            meta: FunctionMeta {
-                is_forward_entry: !is_test && (t::is_forward_name(&name) || in_module_trait),
-                name,
-                self_type,
-                trait_name,
-                span: 0..0,
-                is_test,
-            },
+            meta: function_meta(sig, attrs, context, in_test, 0..0),
             ..Function::default()
         });
         self.impls.push((None, None));
@@ -1579,15 +1595,7 @@ impl<'ast> Visit<'ast> for CallGraph {
     }
 
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
-        let self_type = match &*i.self_ty {
-            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-            _ => None,
-        };
-        let trait_name = i
-            .trait_
-            .as_ref()
-            .and_then(|(_, path, _)| path.segments.last().map(|s| s.ident.to_string()));
-        self.impls.push((self_type, trait_name));
+        self.impls.push(impl_context(i));
         syn::visit::visit_item_impl(self, i);
         self.impls.pop();
     }
@@ -1740,15 +1748,7 @@ impl<'ast> Visit<'ast> for Lowerer<'_> {
         if is_test_attrs(&i.attrs) {
             self.test_depth += 1;
         }
-        let self_type = match &*i.self_ty {
-            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-            _ => None,
-        };
-        let trait_name = i
-            .trait_
-            .as_ref()
-            .and_then(|(_, path, _)| path.segments.last().map(|s| s.ident.to_string()));
-        self.impls.push((self_type, trait_name));
+        self.impls.push(impl_context(i));
         syn::visit::visit_item_impl(self, i);
         self.impls.pop();
         if is_test_attrs(&i.attrs) {

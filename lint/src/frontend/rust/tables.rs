@@ -240,7 +240,7 @@ pub(crate) fn is_device_field(name: &str) -> bool {
 }
 
 /// Substrings of which at least one occurs in every file that can produce an event a rule reads
-/// (with [`IDENT_ANCHORS`]). Tensors come from tensor-typed parameters or factories (`Tensor`);
+/// (with [`IDENT_ANCHORS`], [`HOST_READS`] and [`EMPTY_CACHE`], which count as anchors too). Tensors come from tensor-typed parameters or factories (`Tensor`);
 /// devices from device types, `.device()`, device fields, `TensorOptions`, or what
 /// `Default::default()` means in a burn or placer-runtime file; host reads, timers, cache calls
 /// and forward entries by their names; tch's `f64::try_from(&t)` by its spelling. A call's result
@@ -249,18 +249,7 @@ pub(crate) const ANCHORS: &[&str] = &[
     "Tensor",
     "Device",
     "device",
-    "to_vec0",
-    "to_vec1",
-    "to_vec2",
-    "to_vec3",
-    "to_scalar",
-    "double_value",
-    "int64_value",
-    "into_scalar",
-    "into_data",
-    "to_data",
     "Instant",
-    "empty_cache",
     "forward",
     "Module",
     "__call__",
