@@ -41,7 +41,8 @@ declare_rule! {
     /// ## Known problems
     /// A read whose result decides when the loop stops (`if next == eos { break }`, a line search
     /// testing its step) is needed on the host and is not reported, even when it also feeds
-    /// arithmetic.
+    /// arithmetic. A read done only on some iterations (`if step == 1 { .. }`) is reported: the
+    /// rule cannot tell how often the branch runs.
     ///
     /// ## References
     /// - `../shared/RULES.md`, P301

@@ -3,8 +3,8 @@
 //! user's own factory) is a table edit.
 //!
 //! Every identifier that can produce an IR event is one of these names, which is also what makes
-//! [`ANCHORS`] (the byte scan that skips files before parsing) safe: a file containing none of the
-//! anchors produces no event any rule reads.
+//! [`ANCHORS`] (the byte scan that decides which files get only their call graph lowered) safe: a
+//! file containing none of the anchors produces no event any rule reads except through its calls.
 
 /// Type names whose associated functions in [`FACTORIES`] create tensors (after `use` aliases are
 /// resolved), and whose presence in a parameter's type makes that parameter a tensor.
