@@ -1,7 +1,9 @@
 //! The Rust frontend: `syn` parsing and lowering, with the API tables it reads.
 
+mod call_graph;
 mod lower;
 mod spans;
 pub(crate) mod tables;
 
-pub(crate) use lower::{is_test_path, lower_calls_only, lower_file};
+pub(crate) use call_graph::lower_calls_only;
+pub(crate) use lower::{is_test_path, lower_file};
