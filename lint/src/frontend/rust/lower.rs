@@ -192,6 +192,15 @@ impl<'a> Lowerer<'a> {
 
     /// The byte range of an expression, from its first to its last token.
     fn expr_span(&self, e: &Expr) -> Span {
+        // A lone identifier (most paths are locals): one lookup instead of two.
+        if let Expr::Path(p) = e {
+            if p.qself.is_none() && p.path.leading_colon.is_none() && p.path.segments.len() == 1 {
+                let seg = &p.path.segments[0];
+                if matches!(seg.arguments, syn::PathArguments::None) {
+                    return self.ident_range(&seg.ident);
+                }
+            }
+        }
         let start = self.offset(super::spans::first(e).start());
         let end = self.offset(super::spans::last(e).end());
         start..end.max(start)
@@ -227,11 +236,24 @@ impl<'a> Lowerer<'a> {
 
     /// An identifier's text, borrowed from the source (no allocation), `r#` stripped.
     fn raw_ident(&self, ident: &proc_macro2::Ident) -> Cow<'a, str> {
-        let raw: &'a str = self.src.get(self.pm_span(ident.span())).unwrap_or("");
-        match raw.strip_prefix("r#").unwrap_or(raw) {
+        let range = self.ident_range(ident);
+        let text = self.src.get(range).unwrap_or("");
+        match text.strip_prefix("r#").unwrap_or(text) {
             "" => Cow::Owned(ident.to_string()),
             text => Cow::Borrowed(text),
         }
+    }
+
+    /// An identifier's byte range with one position lookup: it ends where its characters end.
+    fn ident_range(&self, ident: &proc_macro2::Ident) -> Span {
+        let start = self.offset(ident.span().start());
+        let rest = self.src.get(start..).unwrap_or("");
+        let prefix = if rest.starts_with("r#") { 2 } else { 0 };
+        let len = rest[prefix..]
+            .char_indices()
+            .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
+            .map_or(rest.len() - prefix, |(i, _)| i);
+        start..start + prefix + len
     }
 
     /// A path segment's name with `use .. as ..` renames resolved.
