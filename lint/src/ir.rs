@@ -359,3 +359,18 @@ pub fn snippet(source: &str, span: &Span) -> String {
     }
     out
 }
+
+impl File {
+    /// A file with nothing lowered yet: no functions, no syntax error.
+    pub fn new(id: FileId, path: &std::path::Path, source: Arc<str>, is_binary: bool) -> Self {
+        File {
+            id,
+            path: path.to_path_buf(),
+            source,
+            functions: Vec::new(),
+            syntax_error: None,
+            is_binary,
+            calls_only: false,
+        }
+    }
+}

@@ -50,7 +50,7 @@ pub fn check_source(path: &Path, source: &str, settings: &Settings) -> Vec<Diagn
     let files = vec![file];
     let program = checker::Program::new(&files);
     let mut diagnostics = checker::Checker::new(&program, &files[0], settings).run();
-    sort(&mut diagnostics, &files);
+    sort(&mut diagnostics);
     diagnostics
 }
 
@@ -194,15 +194,9 @@ fn lower(id: usize, path: &Path, settings: &Settings) -> ir::File {
             .chars()
             .next()
             .map_or(at, |c| at + c.len_utf8());
-        return ir::File {
-            id,
-            path: path.to_path_buf(),
-            source,
-            functions: Vec::new(),
-            syntax_error: Some((at..end, message)),
-            is_binary: false,
-            calls_only: false,
-        };
+        let mut file = ir::File::new(id, path, source, false);
+        file.syntax_error = Some((at..end, message));
+        return file;
     }
     let test_only = !settings.include_tests && frontend::rust::is_test_path(path);
     if test_only || settings.prefilter && !may_match(&source) {
@@ -301,7 +295,7 @@ pub fn check_paths(paths: &[PathBuf], settings: &Settings) -> Result<Report, Err
             if diagnostics.is_empty() {
                 return None;
             }
-            sort(&mut diagnostics, std::slice::from_ref(file));
+            sort(&mut diagnostics);
             Some(FileReport {
                 path: file.path.clone(),
                 source: file.source.clone(),
@@ -349,7 +343,7 @@ pub fn parse_only(paths: &[PathBuf]) -> Result<usize, Error> {
         .count())
 }
 
-fn sort(diagnostics: &mut [Diagnostic], _files: &[ir::File]) {
+fn sort(diagnostics: &mut [Diagnostic]) {
     diagnostics.sort_by(|a, b| {
         (&a.path, a.span.start, a.span.end, a.rule).cmp(&(
             &b.path,

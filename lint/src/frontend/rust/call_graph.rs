@@ -20,15 +20,8 @@ use crate::ir::{
 /// return. For files the prefilter skips: they are parsed anyway (for `syntax-error`), and their
 /// calls are all that can carry a forward path or a helper's device through them.
 pub(crate) fn lower_calls_only(id: FileId, path: &Path, source: &Arc<str>) -> File {
-    let mut file = File {
-        id,
-        path: path.to_path_buf(),
-        source: source.clone(),
-        functions: Vec::new(),
-        syntax_error: None,
-        is_binary: is_binary_path(path),
-        calls_only: true,
-    };
+    let mut file = File::new(id, path, source.clone(), is_binary_path(path));
+    file.calls_only = true;
     match syn::parse_file(source) {
         Err(err) => {
             // Reported with its position by the full lowering, which the caller then runs.

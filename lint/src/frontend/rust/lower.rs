@@ -26,17 +26,8 @@ use crate::ir::{
 /// Test modules (`#[cfg(test)]`, `mod tests`) are not walked unless `include_tests`: no code
 /// outside them can call into them, and their findings are not reported.
 pub(crate) fn lower_file(id: FileId, path: &Path, source: &Arc<str>, include_tests: bool) -> File {
-    let is_binary = is_binary_path(path);
     let path_is_test = is_test_path(path);
-    let mut file = File {
-        id,
-        path: path.to_path_buf(),
-        source: source.clone(),
-        functions: Vec::new(),
-        syntax_error: None,
-        is_binary,
-        calls_only: false,
-    };
+    let mut file = File::new(id, path, source.clone(), is_binary_path(path));
     // Strip what `syn::parse_file` strips (a BOM, a shebang line), remembering the offset.
     let mut base = 0;
     if source.starts_with('\u{feff}') {
