@@ -335,6 +335,7 @@ impl<'a> Checker<'a> {
             labels: Vec::new(),
             help: violation.help(),
             fix: None,
+            severity: self.settings.severity(self.rule),
         });
         self.diagnostics.last_mut().expect("just pushed")
     }

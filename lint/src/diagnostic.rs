@@ -2,11 +2,13 @@
 
 use std::path::PathBuf;
 
+use serde::{Deserialize, Serialize};
+
 use crate::ir::Span;
 use crate::registry::Rule;
 
 /// How serious a finding is; derived from the rule's category.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Severity {
     /// A warning (`suspicious`, `perf`, `style`, `pedantic`, `nursery`).
     Warning,
@@ -25,7 +27,7 @@ impl Severity {
 }
 
 /// A secondary span with a message: where a device came from, where two devices meet.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Label {
     /// Byte range in the diagnostic's file.
     pub span: Span,
@@ -34,7 +36,7 @@ pub struct Label {
 }
 
 /// Whether applying a [`Fix`] keeps the program's behaviour.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Applicability {
     /// Provably keeps behaviour; applied by `--fix`.
     Safe,
@@ -45,7 +47,7 @@ pub enum Applicability {
 }
 
 /// One text replacement; `content: None` deletes the range.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Edit {
     /// Byte range replaced.
     pub range: Span,
@@ -54,7 +56,7 @@ pub struct Edit {
 }
 
 /// A mechanical fix: sorted, non-overlapping edits.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fix {
     /// The edits.
     pub edits: Vec<Edit>,
@@ -63,7 +65,7 @@ pub struct Fix {
 }
 
 /// One finding of one rule in one file.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
     /// The rule that reported it.
     pub rule: Rule,
@@ -79,12 +81,14 @@ pub struct Diagnostic {
     pub help: Option<String>,
     /// A mechanical fix, if the rule has one.
     pub fix: Option<Fix>,
+    /// Error or warning: the rule category's, unless the settings set the rule's level.
+    pub severity: Severity,
 }
 
 impl Diagnostic {
-    /// The severity of the rule's category.
+    /// Error or warning.
     pub fn severity(&self) -> Severity {
-        self.rule.category().severity()
+        self.severity
     }
 }
 

@@ -23,8 +23,12 @@
 
 #![warn(missing_docs, clippy::print_stdout, clippy::print_stderr)]
 
+pub mod baseline;
 mod checker;
+pub mod config;
 pub mod diagnostic;
+pub mod diff;
+pub mod fix;
 mod frontend;
 pub mod ir;
 pub mod registry;
@@ -32,6 +36,7 @@ pub mod render;
 pub mod rule;
 mod rules;
 pub mod settings;
+mod suppression;
 mod utils;
 
 use std::path::{Path, PathBuf};
@@ -43,13 +48,26 @@ use rayon::prelude::*;
 pub use diagnostic::{Diagnostic, Severity};
 pub use registry::Rule;
 pub use settings::Settings;
+pub use suppression::add_allow;
 
 /// Checks one file's source on its own (calls are followed within the file only).
 pub fn check_source(path: &Path, source: &str, settings: &Settings) -> Vec<Diagnostic> {
-    let file = frontend::rust::lower_file(0, path, &Arc::from(source), settings.include_tests);
+    let file = frontend::rust::lower_file(0, path, &Arc::from(source), settings);
     let files = vec![file];
     let program = checker::Program::new(&files);
-    let mut diagnostics = checker::Checker::new(&program, &files[0], settings).run();
+    let diagnostics = checker::Checker::new(&program, &files[0], settings).run();
+    finish(&files[0], diagnostics, settings)
+}
+
+/// What every file's findings go through after the rules: `per-file-ignores`, suppression
+/// comments (reporting the unused ones), then output order.
+fn finish(
+    file: &ir::File,
+    mut diagnostics: Vec<Diagnostic>,
+    settings: &Settings,
+) -> Vec<Diagnostic> {
+    diagnostics.retain(|d| !settings.is_ignored_in(d.rule, &file.path));
+    let mut diagnostics = suppression::apply(&file.path, &file.source, diagnostics, settings);
     sort(&mut diagnostics);
     diagnostics
 }
@@ -198,8 +216,16 @@ fn lower(id: usize, path: &Path, settings: &Settings) -> ir::File {
         file.syntax_error = Some((at..end, message));
         return file;
     }
-    let test_only = !settings.include_tests && frontend::rust::is_test_path(path);
-    if test_only || settings.prefilter && !may_match(&source) {
+    let test_only = !settings.include_tests
+        && (frontend::rust::is_test_path(path) || settings.is_test_path(path));
+    let anchored = || {
+        may_match(&source)
+            || settings
+                .extra_factories
+                .iter()
+                .any(|f| source.contains(f.as_str()))
+    };
+    if test_only || settings.prefilter && !anchored() {
         // Every file is parsed, since `syntax-error` can fire in any file. A file that names no
         // tensor API can take part in a finding only through its calls, so only its call graph
         // is lowered; test code that is not checked needs not even that (nothing outside a test
@@ -209,10 +235,11 @@ fn lower(id: usize, path: &Path, settings: &Settings) -> ir::File {
             if test_only {
                 file.functions.clear();
             }
+            frontend::rust::mark_forward_methods(&mut file, settings);
             return file;
         }
     }
-    frontend::rust::lower_file(id, path, &source, settings.include_tests)
+    frontend::rust::lower_file(id, path, &source, settings)
 }
 
 /// The call-graph-only files that may call a helper returning a tensor on a hard-coded device
@@ -259,7 +286,8 @@ fn needing_full_lowering(program: &checker::Program<'_>, files: &[ir::File]) -> 
 /// [`Error::PathNotFound`] if a path does not exist; [`Error::Walk`] if the walk fails.
 pub fn check_paths(paths: &[PathBuf], settings: &Settings) -> Result<Report, Error> {
     let start = Instant::now();
-    let found = discover(paths)?;
+    let mut found = discover(paths)?;
+    found.retain(|p| !settings.is_excluded(p));
     let mut files: Vec<ir::File> = largest_first(&found)
         .par_iter()
         .with_max_len(1)
@@ -279,8 +307,7 @@ pub fn check_paths(paths: &[PathBuf], settings: &Settings) -> Result<Report, Err
             .par_iter()
             .map(|&i| {
                 let f = &files[i];
-                let full =
-                    frontend::rust::lower_file(f.id, &f.path, &f.source, settings.include_tests);
+                let full = frontend::rust::lower_file(f.id, &f.path, &f.source, settings);
                 (i, full)
             })
             .collect();
@@ -291,11 +318,11 @@ pub fn check_paths(paths: &[PathBuf], settings: &Settings) -> Result<Report, Err
     let mut reports: Vec<FileReport> = files
         .par_iter()
         .filter_map(|file| {
-            let mut diagnostics = checker::Checker::new(&program, file, settings).run();
+            let diagnostics = checker::Checker::new(&program, file, settings).run();
+            let diagnostics = finish(file, diagnostics, settings);
             if diagnostics.is_empty() {
                 return None;
             }
-            sort(&mut diagnostics);
             Some(FileReport {
                 path: file.path.clone(),
                 source: file.source.clone(),

@@ -63,6 +63,21 @@ rules! {
     (P302, "unsynchronized-timing", unsynchronized_timing, UnsynchronizedTiming, Correctness),
     (P303, "empty-cache-in-loop", empty_cache_in_loop, EmptyCacheInLoop, Perf),
     (P501, "mixed-device-op", mixed_device_op, MixedDeviceOp, Correctness),
+    (P900, "unused-suppression", unused_suppression, UnusedSuppression, Suspicious),
+}
+
+impl serde::Serialize for Rule {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.code())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Rule {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let code = String::deserialize(d)?;
+        Rule::from_code_or_name(&code)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown rule `{code}`")))
+    }
 }
 
 impl Rule {

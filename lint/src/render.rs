@@ -1,5 +1,6 @@
-//! Output formats: `full` (miette's graphical report), `concise` (one rustc-style line per finding)
-//! and `json` (a stable array of objects, documented in `docs/json.md`).
+//! Output formats: `full` (miette's graphical report), `concise` (one rustc-style line per
+//! finding), `json` and `json-lines` (stable objects, documented in `docs/json.md`), `sarif`
+//! (SARIF 2.1.0, for code-scanning tabs) and `github` (GitHub Actions workflow annotations).
 
 use std::fmt;
 use std::fmt::Write as _;
@@ -9,7 +10,7 @@ use std::sync::Arc;
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
 use serde::Serialize;
 
-use crate::diagnostic::{Diagnostic, LineIndex, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, LineIndex, Severity};
 
 /// A diagnostic with its source attached, as miette wants it.
 struct WithSource<'a> {
@@ -156,6 +157,34 @@ pub struct JsonDiagnostic {
     pub help: Option<String>,
     /// Secondary spans: where each device came from, where devices meet.
     pub labels: Vec<JsonLabel>,
+    /// The baseline fingerprint (see `placer_lint::baseline`): stable across line shifts.
+    pub fingerprint: String,
+    /// The mechanical fix, if the rule has one.
+    pub fix: Option<JsonFix>,
+}
+
+/// A fix in the `json` output format.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct JsonFix {
+    /// `safe` (applied by `--fix`) or `unsafe` (needs `--unsafe-fixes`).
+    pub applicability: &'static str,
+    /// The replacements, in source order.
+    pub edits: Vec<JsonEdit>,
+}
+
+/// One replacement of a fix, in the `json` output format.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct JsonEdit {
+    /// Start line.
+    pub line: usize,
+    /// Start column.
+    pub column: usize,
+    /// End line.
+    pub end_line: usize,
+    /// End column (exclusive).
+    pub end_column: usize,
+    /// The new text (empty to delete).
+    pub content: String,
 }
 
 /// A secondary span in the `json` output format.
@@ -207,7 +236,179 @@ pub fn json(path: &Path, source: &str, diagnostics: &[Diagnostic]) -> Vec<JsonDi
                         }
                     })
                     .collect(),
+                fingerprint: crate::baseline::fingerprint(path, source, d),
+                fix: d.fix.as_ref().map(|f| JsonFix {
+                    applicability: match f.applicability {
+                        Applicability::Safe => "safe",
+                        Applicability::Unsafe => "unsafe",
+                        Applicability::DisplayOnly => "display-only",
+                    },
+                    edits: f
+                        .edits
+                        .iter()
+                        .map(|e| {
+                            let (line, column) = index.line_col(source, e.range.start);
+                            let (end_line, end_column) = index.line_col(source, e.range.end);
+                            JsonEdit {
+                                line,
+                                column,
+                                end_line,
+                                end_column,
+                                content: e.content.as_deref().unwrap_or("").to_string(),
+                            }
+                        })
+                        .collect(),
+                }),
             }
         })
         .collect()
+}
+
+/// Escapes a GitHub workflow command's message (`%`, CR, LF), or a property value when
+/// `property` (also `:` and `,`), as the Actions toolkit's `escapeData`/`escapeProperty`.
+pub fn github_escape(s: &str, property: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '\r' => out.push_str("%0D"),
+            '\n' => out.push_str("%0A"),
+            ':' if property => out.push_str("%3A"),
+            ',' if property => out.push_str("%2C"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// GitHub Actions workflow annotations, one per finding:
+/// `::error file=src/m.rs,line=6,col=55,endLine=6,endColumn=66,title=P101/…::message`.
+pub fn github(path: &Path, source: &str, diagnostics: &[Diagnostic]) -> String {
+    let index = LineIndex::new(source);
+    let file = github_escape(&crate::baseline::portable(path), true);
+    let mut out = String::new();
+    for d in diagnostics {
+        let (line, col) = index.line_col(source, d.span.start);
+        let (end_line, end_col) = index.line_col(source, d.span.end);
+        let mut message = d.message.clone();
+        if let Some(help) = &d.help {
+            message.push_str("\nhelp: ");
+            message.push_str(help);
+        }
+        let _ = writeln!(
+            out,
+            "::{} file={file},line={line},col={col},endLine={end_line},endColumn={end_col},title={}::{}",
+            d.severity().as_str(),
+            github_escape(&qualified_code(d), true),
+            github_escape(&message, false)
+        );
+    }
+    out
+}
+
+/// The files of a run, for [`sarif`]: path, source, findings.
+pub type FileFindings<'a> = (&'a Path, &'a str, &'a [Diagnostic]);
+
+fn sarif_region(
+    index: &LineIndex,
+    source: &str,
+    span: &std::ops::Range<usize>,
+) -> serde_json::Value {
+    let (line, col) = index.line_col(source, span.start);
+    let (end_line, end_col) = index.line_col(source, span.end);
+    serde_json::json!({
+        "startLine": line,
+        "startColumn": col,
+        "endLine": end_line,
+        "endColumn": end_col,
+    })
+}
+
+fn sarif_level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
+}
+
+/// One SARIF 2.1.0 log with every rule's metadata and one result per finding, each with a
+/// `partialFingerprints` entry (`placer/v1`, the baseline fingerprint) so code-scanning tracks
+/// findings across commits.
+pub fn sarif(files: &[FileFindings<'_>]) -> serde_json::Value {
+    use crate::registry::Rule;
+    let rules: Vec<serde_json::Value> = Rule::ALL
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "id": r.code(),
+                "name": r.name(),
+                "shortDescription": { "text": r.summary() },
+                "fullDescription": { "text": r.summary() },
+                "help": { "text": r.explain(), "markdown": r.explain() },
+                "defaultConfiguration": {
+                    "level": sarif_level(r.category().severity()),
+                    "enabled": r.category().is_default_on() || *r == Rule::SyntaxError,
+                },
+                "properties": { "tags": [r.category().as_str()] },
+            })
+        })
+        .collect();
+    let mut results = Vec::new();
+    for &(path, source, diagnostics) in files {
+        let index = LineIndex::new(source);
+        let uri = crate::baseline::portable(path);
+        let location = |span: &std::ops::Range<usize>| {
+            serde_json::json!({
+                "artifactLocation": { "uri": uri },
+                "region": sarif_region(&index, source, span),
+            })
+        };
+        for d in diagnostics {
+            let rule_index = Rule::ALL.iter().position(|r| *r == d.rule).unwrap_or(0);
+            let mut text = d.message.clone();
+            if let Some(help) = &d.help {
+                text.push_str("; ");
+                text.push_str(help);
+            }
+            let related: Vec<serde_json::Value> = d
+                .labels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| {
+                    serde_json::json!({
+                        "id": i,
+                        "physicalLocation": location(&l.span),
+                        "message": { "text": l.message },
+                    })
+                })
+                .collect();
+            results.push(serde_json::json!({
+                "ruleId": d.rule.code(),
+                "ruleIndex": rule_index,
+                "level": sarif_level(d.severity()),
+                "message": { "text": text },
+                "locations": [{ "physicalLocation": location(&d.span) }],
+                "relatedLocations": related,
+                "partialFingerprints": {
+                    "placer/v1": crate::baseline::fingerprint(path, source, d),
+                },
+            }));
+        }
+    }
+    serde_json::json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {
+                "driver": {
+                    "name": "placer",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "informationUri": "https://example.invalid/placer",
+                    "rules": rules,
+                }
+            },
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }]
+    })
 }

@@ -10,3 +10,4 @@ pub(crate) mod mixed_device_op;
 pub(crate) mod syntax_error;
 pub(crate) mod tensor_on_default_device;
 pub(crate) mod unsynchronized_timing;
+pub(crate) mod unused_suppression;

@@ -1,7 +1,8 @@
 use std::collections::HashSet;
 
 use crate::checker::Checker;
-use crate::ir::{Device, EventKind};
+use crate::diagnostic::{Applicability, Edit, Fix};
+use crate::ir::{Device, EventKind, Span};
 use crate::rule::{declare_rule, Violation};
 use crate::utils::{device_name, written};
 
@@ -46,6 +47,11 @@ declare_rule! {
     /// different behaviour hide each other. Devices stored on the model (`self.device`) are
     /// trusted.
     ///
+    /// ## Fix
+    /// Unsafe (`--unsafe-fixes`): the device argument is rewritten to the input's device
+    /// (`&Device::Cpu` becomes `&xs.device()`). Offered when the input is a plain name or field;
+    /// check that it is in scope where the tensor is built.
+    ///
     /// ## References
     /// - `../shared/RULES.md`, P101
     /// - `../shared/reference/pytorch-devices-chapter.txt`, on creating tensors inside `forward`
@@ -71,6 +77,29 @@ impl Violation for TensorOnDefaultDevice {
             self.input, self.device
         ))
     }
+}
+
+/// Rewrites the device argument to the input's device (`&Device::Cpu` → `&xs.device()`). Unsafe:
+/// the input must be in scope where the tensor is built, and the tensor then moves with the
+/// input. Only offered when the input is a plain name or field path.
+fn device_fix(checker: &Checker<'_>, device: &Span, input: &str) -> Option<Fix> {
+    let simple = !input.is_empty()
+        && input
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+        && !input.starts_with(|c: char| c.is_ascii_digit() || c == '.');
+    let written = checker.file.source.get(device.clone())?;
+    if !simple {
+        return None;
+    }
+    let borrow = if written.starts_with('&') { "&" } else { "" };
+    Some(Fix {
+        edits: vec![Edit {
+            range: device.clone(),
+            content: Some(format!("{borrow}{input}.device()").into()),
+        }],
+        applicability: Applicability::Unsafe,
+    })
 }
 
 pub(crate) fn check(checker: &mut Checker<'_>) {
@@ -112,7 +141,12 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 };
                 let elsewhere = checker.describe_origin(origin);
                 let (tensor, input) = (violation.tensor.clone(), violation.input.clone());
+                let fix = match (&origin.device_span, local) {
+                    (Some(device), true) => device_fix(checker, device, &input),
+                    _ => None,
+                };
                 let diagnostic = checker.report(&violation, span);
+                diagnostic.fix = fix;
                 diagnostic.label(
                     event.span.clone(),
                     format!("meets `{}` ({}) here", input, device_name(&Device::Input)),

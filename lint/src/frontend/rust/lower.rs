@@ -20,13 +20,15 @@ use crate::ir::{
     Binding, BindingId, CallRef, CallTarget, Device, Event, EventKind, File, FileId, Function,
     FunctionMeta, Loop, LoopId, Origin, Reads, Span, Value, ValueKind,
 };
+use crate::settings::Settings;
 
 /// Lowers `source` (the contents of `path`) into a [`File`].
 ///
-/// Test modules (`#[cfg(test)]`, `mod tests`) are not walked unless `include_tests`: no code
-/// outside them can call into them, and their findings are not reported.
-pub(crate) fn lower_file(id: FileId, path: &Path, source: &Arc<str>, include_tests: bool) -> File {
-    let path_is_test = is_test_path(path);
+/// Test modules (`#[cfg(test)]`, `mod tests`) are not walked unless `settings.include_tests`: no
+/// code outside them can call into them, and their findings are not reported. The settings'
+/// `test-paths`, `forward-methods` and `extra-factories` apply.
+pub(crate) fn lower_file(id: FileId, path: &Path, source: &Arc<str>, settings: &Settings) -> File {
+    let path_is_test = is_test_path(path) || settings.is_test_path(path);
     let mut file = File::new(id, path, source.clone(), is_binary_path(path));
     // Strip what `syn::parse_file` strips (a BOM, a shebang line), remembering the offset.
     let mut base = 0;
@@ -47,7 +49,8 @@ pub(crate) fn lower_file(id: FileId, path: &Path, source: &Arc<str>, include_tes
         }
         Ok(ast) => {
             let mut lowerer = Lowerer::new(id, base, source, path_is_test);
-            lowerer.skip_test_modules = !include_tests;
+            lowerer.skip_test_modules = !settings.include_tests;
+            lowerer.extra_factories = &settings.extra_factories;
             lowerer.collect_uses(&ast.items);
             lowerer.begin_function(FunctionMeta {
                 is_test: path_is_test,
@@ -56,11 +59,24 @@ pub(crate) fn lower_file(id: FileId, path: &Path, source: &Arc<str>, include_tes
             lowerer.visit_file(&ast);
             lowerer.end_function();
             file.functions = lowerer.functions;
+            mark_forward_methods(&mut file, settings);
         }
     }
     // Spans are plain byte ranges now: free proc-macro2's per-thread source map.
     proc_macro2::extra::invalidate_current_thread_spans();
     file
+}
+
+/// Makes the functions named in the settings' `forward-methods` forward entries.
+pub(crate) fn mark_forward_methods(file: &mut File, settings: &Settings) {
+    if settings.forward_methods.is_empty() {
+        return;
+    }
+    for f in &mut file.functions {
+        if !f.meta.is_test && settings.is_forward_method(&f.meta.name) {
+            f.meta.is_forward_entry = true;
+        }
+    }
 }
 
 pub(super) fn is_binary_path(path: &Path) -> bool {
@@ -150,6 +166,8 @@ struct Lowerer<'a> {
     test_depth: u32,
     /// Do not walk test modules at all.
     skip_test_modules: bool,
+    /// The user's own factories (config `extra-factories`).
+    extra_factories: &'a [String],
 }
 
 impl<'a> Lowerer<'a> {
@@ -172,6 +190,7 @@ impl<'a> Lowerer<'a> {
             impls: Vec::new(),
             test_depth: 0,
             skip_test_modules: false,
+            extra_factories: &[],
         }
     }
 
@@ -1255,6 +1274,11 @@ impl<'a> Lowerer<'a> {
                 v.reads = reads;
                 return Val::new(v);
             }
+        }
+
+        // The user's own factories, by their last path segment.
+        if self.extra_factories.iter().any(|f| f == last) {
+            return Val::new(self.factory(last, &args, span, reads));
         }
 
         // Functions that may be defined in the linted tree.
