@@ -149,7 +149,8 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
             if entry.file_type().is_some_and(|t| t.is_file())
                 && p.extension().is_some_and(|e| e == "rs")
             {
-                out.push(p.to_path_buf());
+                // `placer check .` reports `src/m.rs`, not `./src/m.rs`, as ruff and rustc.
+                out.push(p.strip_prefix("./").unwrap_or(p).to_path_buf());
             }
         }
     }

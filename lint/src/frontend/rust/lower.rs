@@ -1364,7 +1364,13 @@ impl<'a> Lowerer<'a> {
         let op = self.text(&self.pm_span(b.op.span()));
         if lhs.v.is_tensorish() && rhs.v.is_tensorish() {
             self.maybe_op(&op, vec![lhs.v.clone(), rhs.v.clone()], span.clone());
-        } else if let Some(read) = lhs.v.host_read.clone().or_else(|| rhs.v.host_read.clone()) {
+        } else if let Some(read) = if compound {
+            // `total -= x.item()`: the read fed in this time is the right-hand side's, not the one
+            // an earlier loop left in `total`.
+            rhs.v.host_read.clone().or_else(|| lhs.v.host_read.clone())
+        } else {
+            lhs.v.host_read.clone().or_else(|| rhs.v.host_read.clone())
+        } {
             if lhs.v.kind == ValueKind::Host || rhs.v.kind == ValueKind::Host {
                 self.emit(EventKind::HostArith { read }, span.clone());
             }
