@@ -19,6 +19,9 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PLACER_TMP="$(mktemp -d "${TMPDIR:-/tmp}/placer-scripts.XXXXXX")"
 trap 'rm -rf "$PLACER_TMP"' EXIT
 
+# The scripts measure and compare the analysis itself: never serve a run from the cache.
+export PLACER_NO_CACHE=1
+
 build_placer() {
   if [[ -n ${PLACER_BIN:-} ]]; then
     PLACER=$PLACER_BIN
