@@ -296,13 +296,13 @@ fn fix_diff(report: &Report, unsafe_fixes: bool, out: &mut impl Write) -> std::i
         };
         total += n;
         let name = f.path.display().to_string();
+        let (old, new) = if f.path.is_absolute() {
+            (name.clone(), name)
+        } else {
+            (format!("a/{name}"), format!("b/{name}"))
+        };
         let diff = similar::TextDiff::from_lines(&*f.source, &fixed);
-        write!(
-            out,
-            "{}",
-            diff.unified_diff()
-                .header(&format!("a/{name}"), &format!("b/{name}"))
-        )?;
+        write!(out, "{}", diff.unified_diff().header(&old, &new))?;
     }
     Ok(total)
 }

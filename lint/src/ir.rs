@@ -257,6 +257,8 @@ pub struct Loop {
     pub span: Span,
     /// The enclosing loop.
     pub parent: Option<LoopId>,
+    /// The `let` statements directly in the loop's body (`let` to `;`), for hoisting fixes.
+    pub lets: Vec<Span>,
 }
 
 /// A local binding (`let x`, a parameter, a `for` pattern).

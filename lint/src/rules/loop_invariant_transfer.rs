@@ -1,5 +1,6 @@
 use crate::checker::Checker;
-use crate::ir::{EventKind, Function, LoopId};
+use crate::diagnostic::{Applicability, Edit, Fix};
+use crate::ir::{EventKind, Function, Loop, LoopId, Span};
 use crate::rule::{declare_rule, Violation};
 
 declare_rule! {
@@ -40,6 +41,11 @@ declare_rule! {
     /// ## Known problems
     /// Only local variables are tracked: a transfer of `self.w` in a loop is not reported.
     ///
+    /// ## Fix
+    /// Unsafe (`--unsafe-fixes`): when the transfer is a `let` statement of its own directly in
+    /// the loop's body (`let w = self.w.to_device(&dev)?;`), the statement moves to just before
+    /// the loop. The transfer then also runs when the loop runs zero times.
+    ///
     /// ## References
     /// - `../shared/RULES.md`, P202
     pub(crate) struct LoopInvariantTransfer {
@@ -68,6 +74,61 @@ fn invariant(func: &Function, b: u32, lp: LoopId) -> bool {
         && !binding.assigned_in.iter().any(|l| func.loop_within(*l, lp))
 }
 
+/// Moves `let w = x.to_device(&d)?;` from the loop's body to just before the loop, when the
+/// statement is directly in the body, starts its own line, and its initializer is the transfer
+/// alone (with `?`). Unsafe: the transfer then runs even if the loop runs zero times, and the
+/// binding is visible after the loop.
+fn hoist(source: &str, lp: &Loop, transfer: &Span) -> Option<Fix> {
+    let stmt = lp
+        .lets
+        .iter()
+        .find(|l| l.start <= transfer.start && transfer.end <= l.end)?;
+    let text = source.get(stmt.clone())?;
+    let eq = text.find('=')?;
+    let init_start = stmt.start + eq + 1;
+    let before = source.get(init_start..transfer.start)?;
+    let after = source.get(transfer.end..stmt.end)?;
+    // The initializer is `<receiver>.to_device(..)?`: a plain name or field path as receiver (the
+    // event's span starts at the method), nothing after but `?`.
+    let receiver = before.trim();
+    let plain = receiver.is_empty()
+        || receiver.ends_with('.')
+            && receiver
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
+    if !plain || !after.trim_end_matches(';').trim().chars().all(|c| c == '?') {
+        return None;
+    }
+    let line_start = |at: usize| source[..at].rfind('\n').map_or(0, |i| i + 1);
+    let stmt_line = line_start(stmt.start);
+    let loop_line = line_start(lp.span.start);
+    if !source[stmt_line..stmt.start].trim().is_empty() {
+        return None;
+    }
+    let rest = &source[stmt.end..];
+    let line_end = rest.find('\n').map_or(source.len(), |i| stmt.end + i + 1);
+    if !source[stmt.end..line_end].trim().is_empty() {
+        return None;
+    }
+    let indent: String = source[loop_line..]
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect();
+    Some(Fix {
+        edits: vec![
+            Edit {
+                range: loop_line..loop_line,
+                content: Some(format!("{indent}{text}\n").into()),
+            },
+            Edit {
+                range: stmt_line..line_end,
+                content: None,
+            },
+        ],
+        applicability: Applicability::Unsafe,
+    })
+}
+
 pub(crate) fn check(checker: &mut Checker<'_>) {
     for (_, func) in checker.functions() {
         for event in &func.events {
@@ -87,13 +148,16 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             if !to_value.reads.iter().all(|b| invariant(func, *b, lp)) {
                 continue;
             }
-            checker.report(
-                &LoopInvariantTransfer {
-                    value: checker.text(&source.span),
-                    target: checker.text(&to_value.span),
-                },
-                event.span.clone(),
-            );
+            let fix = hoist(&checker.file.source, &func.loops[lp as usize], &event.span);
+            checker
+                .report(
+                    &LoopInvariantTransfer {
+                        value: checker.text(&source.span),
+                        target: checker.text(&to_value.span),
+                    },
+                    event.span.clone(),
+                )
+                .fix = fix;
         }
     }
 }

@@ -646,7 +646,7 @@ impl<'a> Lowerer<'a> {
             }
             Expr::ForLoop(f) => {
                 let iter = self.eval(&f.expr);
-                self.enter_loop(span.clone());
+                self.enter_loop(span.clone(), &f.body);
                 self.push_scope();
                 let mut item = Value::unknown(self.span(&f.pat));
                 item.reads = iter.v.reads;
@@ -657,7 +657,7 @@ impl<'a> Lowerer<'a> {
                 Val::new(Value::unknown(span))
             }
             Expr::While(w) => {
-                self.enter_loop(span.clone());
+                self.enter_loop(span.clone(), &w.body);
                 self.push_scope();
                 let cond = self.eval(&w.cond);
                 if let Some(read) = cond.v.host_read {
@@ -669,7 +669,7 @@ impl<'a> Lowerer<'a> {
                 Val::new(Value::unknown(span))
             }
             Expr::Loop(l) => {
-                self.enter_loop(span.clone());
+                self.enter_loop(span.clone(), &l.body);
                 self.eval_block(&l.body);
                 self.exit_loop();
                 Val::new(Value::unknown(span))
@@ -738,10 +738,20 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn enter_loop(&mut self, span: Span) {
+    fn enter_loop(&mut self, span: Span, body: &syn::Block) {
+        let lets = body
+            .stmts
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Local(l) => {
+                    Some(self.pm_span(l.let_token.span).start..self.pm_span(l.semi_token.span).end)
+                }
+                _ => None,
+            })
+            .collect();
         let st = self.st();
         let parent = st.loop_stack.last().copied();
-        st.func.loops.push(Loop { span, parent });
+        st.func.loops.push(Loop { span, parent, lets });
         let id = LoopId::try_from(st.func.loops.len() - 1).unwrap_or(LoopId::MAX);
         st.loop_stack.push(id);
     }
