@@ -55,7 +55,13 @@ impl Violation for UnusedSuppression {
 
     fn help(&self) -> Option<String> {
         Some(if self.unknown {
-            "use a rule code or name from `placer rules`".to_string()
+            let names = crate::registry::Rule::ALL
+                .iter()
+                .flat_map(|r| [r.code(), r.name()]);
+            match crate::config::nearest(&self.selector, names) {
+                Some(near) => format!("did you mean `{near}`?"),
+                None => "use a rule code or name from `placer rules`".to_string(),
+            }
         } else {
             "remove it".to_string()
         })
