@@ -125,7 +125,7 @@ struct CheckArgs {
     #[arg(long)]
     diff: bool,
     /// Do not read or write the cache (`.placer_cache/`).
-    #[arg(long, env = "PLACER_NO_CACHE")]
+    #[arg(long, env = "PLACER_NO_CACHE", value_parser = clap::builder::FalseyValueParser::new())]
     no_cache: bool,
     /// Where to keep the cache.
     #[arg(

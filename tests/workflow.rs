@@ -440,14 +440,22 @@ fn should_reuse_the_cache_until_a_file_changes() {
     assert_eq!(entries, 1);
     let (_, second, _) = run(placer().args(["--output-format", "concise"]), dir.path());
     assert_eq!(first, second);
+    // PLACER_NO_CACHE=1 (what the scripts set) bypasses it.
+    let (code, third, _) = run(
+        placer()
+            .args(["--output-format", "concise"])
+            .env("PLACER_NO_CACHE", "1"),
+        dir.path(),
+    );
+    assert_eq!((code, third.as_str()), (1, first.as_str()));
     // A changed file is re-checked, not served stale.
     write(
         dir.path(),
         "src/model.rs",
         &MODEL.replace("&Device::Cpu", "xs.device()"),
     );
-    let (_, third, _) = run(placer().args(["--output-format", "concise"]), dir.path());
-    assert_eq!(codes(&third), ["P301"], "{third}");
+    let (_, fourth, _) = run(placer().args(["--output-format", "concise"]), dir.path());
+    assert_eq!(codes(&fourth), ["P301"], "{fourth}");
 }
 
 #[test]
