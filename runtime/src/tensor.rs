@@ -718,11 +718,11 @@ impl Tensor {
         let storage = match (self.storage(), device) {
             (_, Device::Meta) => Storage::Meta,
             (Storage::Meta, _) => return Err(Error::MetaData { op: "to" }),
+            // The whole pinned buffer, in order: one asynchronous copy.
             (Storage::PinnedCpu(_, pinned), Device::Cuda(ordinal))
-                if non_blocking && self.layout().contiguous_range().is_some() =>
+                if non_blocking && self.layout().contiguous_range() == Some(0..pinned.len()) =>
             {
-                let range = self.layout().contiguous_range().unwrap_or_default();
-                Storage::Cuda(cuda::htod_pinned(ordinal, pinned, range)?)
+                Storage::Cuda(cuda::htod_pinned(ordinal, pinned)?)
             }
             (_, Device::Cuda(ordinal)) => {
                 let host = self.cpu_data("to")?;

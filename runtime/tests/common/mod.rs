@@ -1,5 +1,10 @@
 //! Shared test helpers: device lists, `test_device!`, `assert_close`, naive references.
-#![allow(dead_code, unreachable_pub)]
+#![allow(
+    dead_code,
+    unreachable_pub,
+    clippy::many_single_char_names,
+    clippy::float_cmp
+)]
 
 use placer_runtime::{Device, Tensor};
 use std::sync::Once;
