@@ -181,6 +181,20 @@ pub enum Error {
         msg: &'static str,
     },
 
+    // ----- Module -----
+    /// `load_state_dict(strict)`: the module has a tensor the state dict lacks.
+    #[error("missing key in load_state_dict: {key}")]
+    MissingKey {
+        /// The dotted name.
+        key: String,
+    },
+    /// `load_state_dict(strict)`: the state dict has a tensor the module lacks.
+    #[error("unexpected key in load_state_dict: {key}")]
+    UnexpectedKey {
+        /// The dotted name.
+        key: String,
+    },
+
     // ----- Backend -----
     /// The CUDA driver, cuBLAS or NVRTC failed.
     #[error(transparent)]
