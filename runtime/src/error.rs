@@ -89,6 +89,15 @@ pub enum Error {
         /// The op that needed the data.
         op: &'static str,
     },
+    /// A module's tensors are on more than one device ([`Module::device`](crate::Module::device)).
+    #[error(
+        "module tensors are on more than one device: {}",
+        list_placements(placements)
+    )]
+    MixedDevices {
+        /// Every tensor's dotted name and device, in declaration order.
+        placements: Vec<(String, Device)>,
+    },
     /// `pin_memory` or a pinned-memory transfer on a tensor that is not on the CPU.
     #[error("cannot pin a tensor on {device}: only cpu tensors can be pinned")]
     NotPinnable {
@@ -283,4 +292,26 @@ impl<T> Context<T> for Result<T> {
             source,
         })
     }
+}
+
+/// `weight on cuda:0, mask on cpu`, grouping names by device.
+fn list_placements(placements: &[(String, Device)]) -> String {
+    let mut devices: Vec<Device> = Vec::new();
+    for (_, d) in placements {
+        if !devices.contains(d) {
+            devices.push(*d);
+        }
+    }
+    devices
+        .iter()
+        .map(|d| {
+            let names: Vec<&str> = placements
+                .iter()
+                .filter(|(_, e)| e == d)
+                .map(|(n, _)| n.as_str())
+                .collect();
+            format!("{} on {d}", names.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }

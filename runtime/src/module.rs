@@ -13,8 +13,22 @@ use std::collections::{BTreeMap, HashMap};
 pub enum TensorKind {
     /// A parameter (`named_parameters`).
     Parameter,
-    /// A buffer (`named_buffers`).
+    /// A buffer (`named_buffers`), saved in the state dict.
     Buffer,
+    /// A buffer not saved in the state dict, as `register_buffer(.., persistent=False)`.
+    NonPersistentBuffer,
+}
+
+impl TensorKind {
+    /// Whether the tensor is a buffer, persistent or not.
+    pub fn is_buffer(self) -> bool {
+        matches!(self, TensorKind::Buffer | TensorKind::NonPersistentBuffer)
+    }
+
+    /// Whether the tensor belongs in the state dict (parameters and persistent buffers).
+    pub fn is_persistent(self) -> bool {
+        self != TensorKind::NonPersistentBuffer
+    }
 }
 
 /// Parameters and buffers by dotted name ("layers.0.weight"), as `model.state_dict()`.
@@ -52,29 +66,65 @@ pub trait Module {
         f: &mut dyn FnMut(&str, &mut Tensor, TensorKind) -> Result<()>,
     ) -> Result<()>;
 
-    /// Moves every parameter and buffer to `device`, in place, as `model.to(device)`.
+    /// Calls `f` on every [`Device`] field (a cached device kept next to the tensors), so that
+    /// [`Module::to`] keeps it in step. The default visits none; `#[module]` visits the struct's
+    /// `Device` fields and its sub-modules'.
+    fn visit_devices_mut(&mut self, f: &mut dyn FnMut(&mut Device)) {
+        let _ = f;
+    }
+
+    /// Moves every parameter and buffer to `device`, in place, and updates every `Device`
+    /// field, as `model.to(device)`. All or nothing: every tensor is copied first, and only when
+    /// every copy succeeded are they swapped in; on error the module is unchanged.
     ///
     /// # Errors
-    /// As [`Tensor::to`].
+    /// As [`Tensor::to`] (e.g. [`Error::CudaUnavailable`]).
     fn to(&mut self, device: &Device) -> Result<()> {
-        self.visit_mut("", TensorKind::Parameter, &mut |_, t, _| {
-            *t = t.to_impl(*device, false, t.origin())?;
-            Ok(())
-        })
+        let mut moved = Vec::new();
+        let mut failed = None;
+        self.visit("", TensorKind::Parameter, &mut |_, t, _| {
+            if failed.is_none() {
+                match t.to_impl(*device, false, t.origin()) {
+                    Ok(m) => moved.push(m),
+                    Err(e) => failed = Some(e),
+                }
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        swap_in(self, moved);
+        let device = *device;
+        self.visit_devices_mut(&mut |d| *d = device);
+        Ok(())
     }
 
     /// Converts every floating-point parameter and buffer to `dtype` (integer and bool tensors
-    /// are left alone), as `model.to(dtype)`.
+    /// are left alone), as `model.to(dtype)`. All or nothing, as [`Module::to`].
     ///
     /// # Errors
     /// As [`Tensor::to_dtype`].
     fn to_dtype(&mut self, dtype: DType) -> Result<()> {
-        self.visit_mut("", TensorKind::Parameter, &mut |_, t, _| {
-            if t.dtype().is_float() {
-                *t = Tensor::to_dtype(t, dtype)?;
+        let mut converted = Vec::new();
+        let mut failed = None;
+        self.visit("", TensorKind::Parameter, &mut |_, t, _| {
+            if failed.is_some() {
+                return;
             }
-            Ok(())
-        })
+            if t.dtype().is_float() {
+                match Tensor::to_dtype(t, dtype) {
+                    Ok(c) => converted.push(c),
+                    Err(e) => failed = Some(e),
+                }
+            } else {
+                converted.push(t.clone());
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        swap_in(self, converted);
+        Ok(())
     }
 
     /// Returns the parameters with their dotted names, in declaration order, as
@@ -109,8 +159,10 @@ pub trait Module {
     /// are cheap clones sharing storage).
     fn state_dict(&self) -> StateDict {
         let mut out = StateDict::new();
-        self.visit("", TensorKind::Parameter, &mut |n, t, _| {
-            out.insert(n.to_string(), t.clone());
+        self.visit("", TensorKind::Parameter, &mut |n, t, k| {
+            if k.is_persistent() {
+                out.insert(n.to_string(), t.clone());
+            }
         });
         out
     }
@@ -124,7 +176,10 @@ pub trait Module {
     /// does not fit; transfer errors as [`Tensor::to`].
     fn load_state_dict(&mut self, state: &StateDict, strict: bool) -> Result<()> {
         let mut used = 0;
-        self.visit_mut("", TensorKind::Parameter, &mut |n, t, _| {
+        self.visit_mut("", TensorKind::Parameter, &mut |n, t, k| {
+            if !k.is_persistent() {
+                return Ok(());
+            }
             let Some(src) = state.get(n) else {
                 return if strict {
                     Err(Error::MissingKey { key: n.to_string() })
@@ -159,16 +214,149 @@ pub trait Module {
         Ok(())
     }
 
-    /// Returns the device of the first parameter (or buffer), `None` for a module without
-    /// tensors. As `next(model.parameters()).device`.
-    fn device(&self) -> Option<Device> {
-        let mut d = None;
-        self.visit("", TensorKind::Parameter, &mut |_, t, _| {
-            d = d.or(Some(t.device()));
+    /// Returns the one device all parameters and buffers are on (`None` for a module without
+    /// tensors), as `next(model.parameters()).device` but checked.
+    ///
+    /// # Errors
+    /// [`Error::MixedDevices`] listing which tensor sits where when they are on more than one
+    /// device.
+    fn device(&self) -> Result<Option<Device>> {
+        let mut all: Vec<(String, Device)> = Vec::new();
+        self.visit("", TensorKind::Parameter, &mut |n, t, _| {
+            all.push((n.to_string(), t.device()));
         });
-        d
+        let Some(first) = all.first().map(|(_, d)| *d) else {
+            return Ok(None);
+        };
+        if all.iter().all(|(_, d)| *d == first) {
+            Ok(Some(first))
+        } else {
+            Err(Error::MixedDevices { placements: all })
+        }
     }
 }
+
+/// Replaces the tensors of `m`, in visiting order, with `new` (which has one per tensor).
+fn swap_in<M: Module + ?Sized>(m: &mut M, new: Vec<Tensor>) {
+    let mut new = new.into_iter();
+    // Cannot fail: the closure never returns an error.
+    let _ = m.visit_mut("", TensorKind::Parameter, &mut |_, t, _| {
+        if let Some(n) = new.next() {
+            *t = n;
+        }
+        Ok(())
+    });
+}
+
+/// A field of a `#[module]` struct: a module part (anything implementing [`Module`]: tensors,
+/// containers of module parts, sub-modules), plain data (numbers, `bool`, `char`, `String`,
+/// [`DType`]) or a [`Device`] (updated by [`Module::to`]). The attribute requires every field
+/// not marked `#[skip]` to implement it, so no tensor can hide from `to()`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a module part: placer cannot tell whether it holds tensors",
+    label = "not a tensor, a sub-module, a container of them, or plain data",
+    note = "mark the field `#[skip]` or implement `placer_runtime::Module` for `{Self}`"
+)]
+pub trait ModuleField {
+    /// Visits the field's tensors, as [`Module::visit`] (plain data has none).
+    fn visit_field(
+        &self,
+        prefix: &str,
+        kind: TensorKind,
+        f: &mut dyn FnMut(&str, &Tensor, TensorKind),
+    );
+
+    /// Visits the field's tensors mutably, as [`Module::visit_mut`].
+    ///
+    /// # Errors
+    /// The first error `f` returns.
+    fn visit_field_mut(
+        &mut self,
+        prefix: &str,
+        kind: TensorKind,
+        f: &mut dyn FnMut(&str, &mut Tensor, TensorKind) -> Result<()>,
+    ) -> Result<()>;
+
+    /// Visits the field's `Device` fields, as [`Module::visit_devices_mut`].
+    fn visit_devices_mut(&mut self, f: &mut dyn FnMut(&mut Device));
+}
+
+impl<T: Module + ?Sized> ModuleField for T {
+    fn visit_field(
+        &self,
+        prefix: &str,
+        kind: TensorKind,
+        f: &mut dyn FnMut(&str, &Tensor, TensorKind),
+    ) {
+        self.visit(prefix, kind, f);
+    }
+    fn visit_field_mut(
+        &mut self,
+        prefix: &str,
+        kind: TensorKind,
+        f: &mut dyn FnMut(&str, &mut Tensor, TensorKind) -> Result<()>,
+    ) -> Result<()> {
+        self.visit_mut(prefix, kind, f)
+    }
+    fn visit_devices_mut(&mut self, f: &mut dyn FnMut(&mut Device)) {
+        Module::visit_devices_mut(self, f);
+    }
+}
+
+impl ModuleField for Device {
+    fn visit_field(&self, _: &str, _: TensorKind, _: &mut dyn FnMut(&str, &Tensor, TensorKind)) {}
+    fn visit_field_mut(
+        &mut self,
+        _: &str,
+        _: TensorKind,
+        _: &mut dyn FnMut(&str, &mut Tensor, TensorKind) -> Result<()>,
+    ) -> Result<()> {
+        Ok(())
+    }
+    fn visit_devices_mut(&mut self, f: &mut dyn FnMut(&mut Device)) {
+        f(self);
+    }
+}
+
+/// Plain data: no tensors, no devices.
+macro_rules! plain_data {
+    ($($t:ty),* $(,)?) => {$(
+        impl ModuleField for $t {
+            fn visit_field(&self, _: &str, _: TensorKind, _: &mut dyn FnMut(&str, &Tensor, TensorKind)) {}
+            fn visit_field_mut(
+                &mut self,
+                _: &str,
+                _: TensorKind,
+                _: &mut dyn FnMut(&str, &mut Tensor, TensorKind) -> Result<()>,
+            ) -> Result<()> {
+                Ok(())
+            }
+            fn visit_devices_mut(&mut self, _: &mut dyn FnMut(&mut Device)) {}
+        }
+    )*};
+}
+
+plain_data!(
+    bool,
+    char,
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    f32,
+    f64,
+    String,
+    &'static str,
+    DType,
+);
 
 fn named<M: Module + ?Sized>(m: &M, want: TensorKind) -> Vec<(String, Tensor)> {
     let mut out = Vec::new();

@@ -1,30 +1,20 @@
-//! Plain layers implementing [`Module`] by hand: [`Linear`], [`Embedding`], [`LayerNorm`].
+//! Layers written with [`module`](crate::module), as users write theirs: [`Linear`],
+//! [`Embedding`], [`LayerNorm`]. Each implements [`Module`](crate::Module).
 
 use crate::error::Result;
-use crate::module::{join_name, Module, TensorKind};
+use crate::module;
 use crate::tensor::TensorOptions;
 use crate::Tensor;
 
-/// Visits named fields as parameters.
-macro_rules! params {
-    ($self:ident, $prefix:ident, $f:ident, [$($field:ident),*]) => {{
-        $( $self.$field.visit(&join_name($prefix, stringify!($field)), TensorKind::Parameter, $f); )*
-    }};
-}
-
-macro_rules! params_mut {
-    ($self:ident, $prefix:ident, $f:ident, [$($field:ident),*]) => {{
-        $( $self.$field.visit_mut(&join_name($prefix, stringify!($field)), TensorKind::Parameter, $f)?; )*
-        Ok(())
-    }};
-}
-
 /// `y = x W^T + b`, as `torch.nn.Linear`.
+#[module]
 #[derive(Clone, Debug)]
 pub struct Linear {
     /// `[out_features, in_features]`.
+    #[param]
     pub weight: Tensor,
     /// `[out_features]`, if any.
+    #[param]
     pub bias: Option<Tensor>,
 }
 
@@ -80,24 +70,12 @@ impl Linear {
     }
 }
 
-impl Module for Linear {
-    fn visit(&self, prefix: &str, _: TensorKind, f: &mut dyn FnMut(&str, &Tensor, TensorKind)) {
-        params!(self, prefix, f, [weight, bias]);
-    }
-    fn visit_mut(
-        &mut self,
-        prefix: &str,
-        _: TensorKind,
-        f: &mut dyn FnMut(&str, &mut Tensor, TensorKind) -> Result<()>,
-    ) -> Result<()> {
-        params_mut!(self, prefix, f, [weight, bias])
-    }
-}
-
 /// A lookup table of `vocab` vectors, as `torch.nn.Embedding`.
+#[module]
 #[derive(Clone, Debug)]
 pub struct Embedding {
     /// `[vocab, dim]`.
+    #[param]
     pub weight: Tensor,
 }
 
@@ -130,27 +108,16 @@ impl Embedding {
     }
 }
 
-impl Module for Embedding {
-    fn visit(&self, prefix: &str, _: TensorKind, f: &mut dyn FnMut(&str, &Tensor, TensorKind)) {
-        params!(self, prefix, f, [weight]);
-    }
-    fn visit_mut(
-        &mut self,
-        prefix: &str,
-        _: TensorKind,
-        f: &mut dyn FnMut(&str, &mut Tensor, TensorKind) -> Result<()>,
-    ) -> Result<()> {
-        params_mut!(self, prefix, f, [weight])
-    }
-}
-
 /// Layer normalisation over the last dim with a learned scale and shift, as
 /// `torch.nn.LayerNorm(dim)`.
+#[module]
 #[derive(Clone, Debug)]
 pub struct LayerNorm {
     /// `[dim]`, initialised to ones.
+    #[param]
     pub weight: Tensor,
     /// `[dim]`, initialised to zeros.
+    #[param]
     pub bias: Tensor,
     /// Added to the variance (1e-5 by default in PyTorch).
     pub eps: f64,
@@ -184,19 +151,5 @@ impl LayerNorm {
     #[track_caller]
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
         x.layer_norm(Some(&self.weight), Some(&self.bias), self.eps)
-    }
-}
-
-impl Module for LayerNorm {
-    fn visit(&self, prefix: &str, _: TensorKind, f: &mut dyn FnMut(&str, &Tensor, TensorKind)) {
-        params!(self, prefix, f, [weight, bias]);
-    }
-    fn visit_mut(
-        &mut self,
-        prefix: &str,
-        _: TensorKind,
-        f: &mut dyn FnMut(&str, &mut Tensor, TensorKind) -> Result<()>,
-    ) -> Result<()> {
-        params_mut!(self, prefix, f, [weight, bias])
     }
 }

@@ -78,7 +78,7 @@ fn should_name_parameters_and_buffers_in_declaration_order() {
 fn should_move_every_parameter_and_buffer_with_to() {
     let mut m = block();
     m.to(&Device::Meta).unwrap();
-    assert_eq!(m.device(), Some(Device::Meta));
+    assert_eq!(m.device().expect("one device"), Some(Device::Meta));
     for (name, t) in m.state_dict() {
         assert_eq!(t.device(), Device::Meta, "{name} was not moved");
     }
@@ -176,7 +176,7 @@ fn should_name_map_entries_by_key_in_sorted_order() {
     let names: Vec<String> = arr.named_parameters().into_iter().map(|(n, _)| n).collect();
     assert_eq!(names, ["0", "1"]);
     let none: Option<Linear> = None;
-    assert_eq!(none.device(), None);
+    assert_eq!(none.device().expect("no tensors"), None);
 }
 
 #[test]
