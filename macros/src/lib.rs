@@ -70,6 +70,7 @@ struct Field {
     role: Role,
 }
 
+#[allow(clippy::needless_pass_by_value)] // token streams are handed over by the compiler
 fn expand(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
     let mut errors: Option<syn::Error> = None;
     let mut push = |e: syn::Error| match &mut errors {
@@ -132,16 +133,24 @@ fn expand(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
 fn mentions_tensor(ty: &Type) -> bool {
     ty.to_token_stream().into_iter().any(|t| match t {
         proc_macro2::TokenTree::Ident(i) => i == "Tensor",
-        proc_macro2::TokenTree::Group(g) => syn::parse2::<Type>(g.stream())
-            .map(|t| mentions_tensor(&t))
-            .unwrap_or_else(|_| g.stream().to_string().contains("Tensor")),
+        proc_macro2::TokenTree::Group(g) => syn::parse2::<Type>(g.stream()).map_or_else(
+            |_| g.stream().to_string().contains("Tensor"),
+            |t| mentions_tensor(&t),
+        ),
         _ => false,
     })
 }
 
 /// Parses and strips the field attributes; reports misuse through `push`.
-fn role_of(attrs: &mut Vec<Attribute>, push: &mut impl FnMut(syn::Error)) -> Option<(Role, Span)> {
+/// Returns the role and its attribute's span; `Err(())` when a placer attribute was present but
+/// malformed (already reported: no "needs an attribute" error follows).
+#[allow(clippy::result_unit_err)]
+fn role_of(
+    attrs: &mut Vec<Attribute>,
+    push: &mut impl FnMut(syn::Error),
+) -> Result<Option<(Role, Span)>, ()> {
     let mut found: Option<(Role, Span)> = None;
+    let mut malformed = false;
     let mut keep = Vec::with_capacity(attrs.len());
     for attr in attrs.drain(..) {
         let Some(ident) = attr.path().get_ident().map(ToString::to_string) else {
@@ -149,26 +158,21 @@ fn role_of(attrs: &mut Vec<Attribute>, push: &mut impl FnMut(syn::Error)) -> Opt
             continue;
         };
         let role = match ident.as_str() {
-            "param" => match &attr.meta {
-                Meta::Path(_) => Some(Role::Param),
-                _ => {
+            "param" | "skip" => {
+                if let Meta::Path(_) = &attr.meta {
+                    Some(if ident == "param" {
+                        Role::Param
+                    } else {
+                        Role::Skip
+                    })
+                } else {
                     push(syn::Error::new(
                         attr.meta.span(),
-                        "`#[param]` takes no arguments\nhelp: write `#[param]`",
+                        format!("`#[{ident}]` takes no arguments\nhelp: write `#[{ident}]`"),
                     ));
                     None
                 }
-            },
-            "skip" => match &attr.meta {
-                Meta::Path(_) => Some(Role::Skip),
-                _ => {
-                    push(syn::Error::new(
-                        attr.meta.span(),
-                        "`#[skip]` takes no arguments\nhelp: write `#[skip]`",
-                    ));
-                    None
-                }
-            },
+            }
             "buffer" => match &attr.meta {
                 Meta::Path(_) => Some(Role::Buffer { persistent: true }),
                 Meta::List(list) => {
@@ -206,7 +210,8 @@ fn role_of(attrs: &mut Vec<Attribute>, push: &mut impl FnMut(syn::Error)) -> Opt
                 continue;
             }
         };
-        let span = attr.span();
+        let span = attr.meta.path().span();
+        malformed |= role.is_none();
         if let Some(role) = role {
             if let Some((_, first)) = found {
                 let mut e = syn::Error::new(
@@ -221,24 +226,30 @@ fn role_of(attrs: &mut Vec<Attribute>, push: &mut impl FnMut(syn::Error)) -> Opt
         }
     }
     *attrs = keep;
-    found
+    if malformed && found.is_none() {
+        Err(())
+    } else {
+        Ok(found)
+    }
 }
 
 fn collect_fields(item: &mut ItemStruct, push: &mut impl FnMut(syn::Error)) -> Vec<Field> {
     let mut out = Vec::new();
     for (i, field) in item.fields.iter_mut().enumerate() {
         let role = role_of(&mut field.attrs, push);
-        let (access, name) = match &field.ident {
-            Some(id) => (
+        let (access, name) = if let Some(id) = &field.ident {
+            (
                 id.to_token_stream(),
                 id.to_string().trim_start_matches("r#").to_string(),
-            ),
-            None => {
-                let index = syn::Index::from(i);
-                (index.to_token_stream(), i.to_string())
-            }
+            )
+        } else {
+            (syn::Index::from(i).to_token_stream(), i.to_string())
         };
         let tensorish = mentions_tensor(&field.ty);
+        let role = match role {
+            Err(()) => Some((Role::Skip, Span::call_site())),
+            Ok(role) => role,
+        };
         let role = match role {
             Some((Role::Skip, _)) => Role::Skip,
             Some((role, span)) => {
@@ -291,7 +302,7 @@ fn implementation(item: &ItemStruct, fields: &[Field]) -> TokenStream2 {
         let fname = &f.name;
         // The bound carries the field type's span: a type that is not a module part is reported
         // at the field, with the trait's `on_unimplemented` hint.
-        predicates.push(quote_spanned! {ty.span()=> #ty: #rt::ModuleField });
+        predicates.push(quote_spanned! {ty.span()=> #ty: ::placer_runtime::ModuleField });
         let kind = match f.role {
             Role::Param => quote!(#rt::TensorKind::Parameter),
             Role::Buffer { persistent: true } => quote!(#rt::TensorKind::Buffer),

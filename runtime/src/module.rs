@@ -361,7 +361,7 @@ plain_data!(
 fn named<M: Module + ?Sized>(m: &M, want: TensorKind) -> Vec<(String, Tensor)> {
     let mut out = Vec::new();
     m.visit("", TensorKind::Parameter, &mut |n, t, k| {
-        if k == want {
+        if k == want || (want.is_buffer() && k.is_buffer()) {
             out.push((n.to_string(), t.clone()));
         }
     });

@@ -1,0 +1,8 @@
+use placer_runtime::{module, Tensor};
+
+#[module]
+enum Layer {
+    Dense(Tensor),
+}
+
+fn main() {}
