@@ -441,3 +441,21 @@ fn should_convert_dtypes_like_as_casts() {
         assert_close(&b.to_vec::<f32>().unwrap(), &[-1.7, 0.0, 2.5, 300.0], 1e-2);
     }
 }
+
+#[test]
+fn should_reuse_dropped_buffers_without_touching_live_tensors() {
+    let n = 300_000;
+    let va = values(n, 1);
+    let vb = values(n, 2);
+    let a = Tensor::from_vec(va.clone(), n, Device::Cpu).unwrap();
+    let b = Tensor::from_vec(vb.clone(), n, Device::Cpu).unwrap();
+    // The first result is dropped, so its buffer can serve the next op.
+    drop(a.add(&b).unwrap());
+    let live = a.mul(&b).unwrap();
+    let next = a.sub(&b).unwrap();
+    let want_mul: Vec<f32> = va.iter().zip(&vb).map(|(x, y)| x * y).collect();
+    let want_sub: Vec<f32> = va.iter().zip(&vb).map(|(x, y)| x - y).collect();
+    assert_eq!(live.to_vec::<f32>().unwrap(), want_mul);
+    assert_eq!(next.to_vec::<f32>().unwrap(), want_sub);
+    assert!(!live.same_storage(&next));
+}
