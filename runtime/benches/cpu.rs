@@ -16,16 +16,17 @@ fn matmul(c: &mut Criterion) {
     for n in [512usize, 1024, 2048] {
         // FLOPs per product: 2 n^3.
         group.throughput(Throughput::Elements(2 * (n as u64).pow(3)));
-        let a = Tensor::randn([n, n], Device::Cpu).expect("randn");
-        let b = Tensor::randn([n, n], Device::Cpu).expect("randn");
-        group.bench_with_input(BenchmarkId::new("placer", n), &n, |bench, _| {
-            bench.iter(|| black_box(a.matmul(&b).expect("matmul")));
-        });
+        // The same sizes in both libraries, one after the other.
         let dev = candle_core::Device::Cpu;
         let ca = candle_core::Tensor::randn(0f32, 1f32, (n, n), &dev).expect("candle randn");
         let cb = candle_core::Tensor::randn(0f32, 1f32, (n, n), &dev).expect("candle randn");
         group.bench_with_input(BenchmarkId::new("candle", n), &n, |bench, _| {
             bench.iter(|| black_box(ca.matmul(&cb).expect("candle matmul")));
+        });
+        let a = Tensor::randn([n, n], Device::Cpu).expect("randn");
+        let b = Tensor::randn([n, n], Device::Cpu).expect("randn");
+        group.bench_with_input(BenchmarkId::new("placer", n), &n, |bench, _| {
+            bench.iter(|| black_box(a.matmul(&b).expect("matmul")));
         });
     }
     group.finish();

@@ -74,13 +74,17 @@ impl Device {
         self.memory_allocated()
     }
 
-    /// Releases cached, unused device memory, as `torch.cuda.empty_cache`. The runtime frees
+    /// Releases cached, unused memory, as `torch.cuda.empty_cache`. On CUDA the runtime frees
     /// device memory when the last tensor using it is dropped and keeps no cache, so this only
-    /// synchronises. Don't call it in a loop.
+    /// synchronises. On the CPU it drops the pool of recycled large f32 buffers (at most 8)
+    /// that elementwise ops reuse. Don't call it in a loop.
     ///
     /// # Errors
     /// As [`Device::synchronize`].
     pub fn empty_cache(&self) -> Result<()> {
+        if self.is_cpu() {
+            crate::storage::cpu_pool::clear();
+        }
         self.synchronize()
     }
 

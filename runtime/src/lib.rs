@@ -18,6 +18,20 @@
 //!
 //! CUDA is detected at run time ([`Device::cuda_if_available`]); without a driver every CUDA
 //! request returns [`Error::CudaUnavailable`], never a panic.
+//!
+//! # API at a glance
+//! - Factories (all `#[track_caller]`, options = `Device`, `(DType, Device)`, `x.options()` or
+//!   `TensorOptions::default()`): [`Tensor::zeros`], `ones`, `full`, `empty`, `arange`,
+//!   `linspace`, `eye`, `rand`, `randn`, `from_vec`, `from_slice`, `scalar`, `triu`, `tril`;
+//!   from a tensor: `zeros_like`, `ones_like`, `full_like`, `empty_like`, `rand_like`,
+//!   `randn_like`, `new_zeros`, `new_ones`, `new_full`, `new_empty`, `new_tensor`.
+//! - Transfers: [`Tensor::to`] (alias `to_device`), `to_non_blocking`, `to_dtype`,
+//!   `pin_memory`, `is_pinned`, `contiguous`.
+//! - Host reads (synchronising on CUDA): [`Tensor::to_vec`], [`Tensor::item`].
+//! - Device: [`Device::cuda_if_available`], `is_cuda_available`, `cuda_device_count`,
+//!   `synchronize`, `memory_allocated`, `memory_reserved`, `empty_cache`.
+//! - Modules: the [`Module`] trait (`to`, `to_dtype`, `named_parameters`, `state_dict`, ...)
+//!   and [`nn::Linear`], [`nn::Embedding`], [`nn::LayerNorm`].
 #![warn(missing_docs)]
 // Tensor code names dims as in the math (m, n, k, d) and strides by operand (a_rs, b_rs).
 #![allow(clippy::many_single_char_names, clippy::similar_names)]

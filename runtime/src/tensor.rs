@@ -665,7 +665,8 @@ impl Tensor {
 
     /// Returns this tensor on `device`, as `torch.Tensor.to(device)`. A cheap clone (same
     /// storage, same origin) when already there; otherwise a copy whose origin is the caller.
-    /// A copy to the CPU from CUDA waits for the device (a synchronising host copy).
+    /// A copy to the CPU from CUDA waits for the device (a synchronising host copy); a copy
+    /// between two GPUs goes through the host.
     ///
     /// # Errors
     /// [`Error::MetaData`] when copying out of a meta tensor (it has no data);

@@ -358,3 +358,13 @@ fn should_keep_the_error_small() {
         std::mem::size_of::<Error>()
     );
 }
+
+#[test]
+fn should_not_blame_a_zero_dim_cpu_operand() {
+    let cond = Tensor::scalar(1.0, (DType::Bool, Device::Cpu)).unwrap();
+    let x = Tensor::randn([2], ACCEL).unwrap();
+    let line = line!() + 1;
+    let y = Tensor::randn([2], Device::Cpu).unwrap();
+    let err = cond.where_(&x, &y).unwrap_err();
+    assert_mismatch(&err, "where", ACCEL, Device::Cpu, "rhs", line);
+}

@@ -342,9 +342,8 @@ fn gelu_ref(x: f32) -> f32 {
     y
 }
 
-#[test]
-fn should_embed_ids_of_any_shape() {
-    for dev in devices() {
+fn should_embed_ids_of_any_shape(dev: Device) {
+    {
         let w =
             Tensor::from_vec((0..12).map(|x| x as f32).collect::<Vec<_>>(), [4, 3], dev).unwrap();
         let ids = Tensor::from_vec(vec![3i64, 0, 2, 2], [2, 2], dev).unwrap();
@@ -360,9 +359,8 @@ fn should_embed_ids_of_any_shape() {
     }
 }
 
-#[test]
-fn should_compute_half_precision_through_f32() {
-    for dev in devices() {
+fn should_compute_half_precision_through_f32(dev: Device) {
+    {
         for dtype in [DType::F16, DType::BF16] {
             let v = values(24, 3);
             let x = Tensor::from_vec(v.clone(), [2, 3, 4], (dtype, dev)).unwrap();
@@ -387,9 +385,8 @@ fn should_compute_half_precision_through_f32() {
     }
 }
 
-#[test]
-fn should_do_integer_and_bool_arithmetic_where_defined() {
-    for dev in devices() {
+fn should_do_integer_and_bool_arithmetic_where_defined(dev: Device) {
+    {
         let a = Tensor::from_vec(vec![1i64, -2, 3], 3, dev).unwrap();
         let b = Tensor::from_vec(vec![4i64, 5, -6], 3, dev).unwrap();
         assert_eq!(a.add(&b).unwrap().to_vec::<i64>().unwrap(), vec![5, 3, -3]);
@@ -410,9 +407,8 @@ fn should_do_integer_and_bool_arithmetic_where_defined() {
     }
 }
 
-#[test]
-fn should_convert_dtypes_like_as_casts() {
-    for dev in devices() {
+fn should_convert_dtypes_like_as_casts(dev: Device) {
+    {
         let x = Tensor::from_vec(vec![-1.7f32, 0.0, 2.5, 300.0], 4, dev).unwrap();
         assert_eq!(
             x.to_dtype(DType::I64).unwrap().to_vec::<i64>().unwrap(),
@@ -441,3 +437,28 @@ fn should_convert_dtypes_like_as_casts() {
         assert_close(&b.to_vec::<f32>().unwrap(), &[-1.7, 0.0, 2.5, 300.0], 1e-2);
     }
 }
+
+#[test]
+fn should_reuse_dropped_buffers_without_touching_live_tensors() {
+    let n = 300_000;
+    let va = values(n, 1);
+    let vb = values(n, 2);
+    let a = Tensor::from_vec(va.clone(), n, Device::Cpu).unwrap();
+    let b = Tensor::from_vec(vb.clone(), n, Device::Cpu).unwrap();
+    // The first result is dropped, so its buffer can serve the next op.
+    drop(a.add(&b).unwrap());
+    let live = a.mul(&b).unwrap();
+    let next = a.sub(&b).unwrap();
+    let want_mul: Vec<f32> = va.iter().zip(&vb).map(|(x, y)| x * y).collect();
+    let want_sub: Vec<f32> = va.iter().zip(&vb).map(|(x, y)| x - y).collect();
+    assert_eq!(live.to_vec::<f32>().unwrap(), want_mul);
+    assert_eq!(next.to_vec::<f32>().unwrap(), want_sub);
+    assert!(!live.same_storage(&next));
+}
+
+test_device!(
+    should_embed_ids_of_any_shape,
+    should_compute_half_precision_through_f32,
+    should_do_integer_and_bool_arithmetic_where_defined,
+    should_convert_dtypes_like_as_casts,
+);

@@ -124,14 +124,12 @@ pub(crate) fn common_device(op: &'static str, operands: &[&Tensor]) -> Result<De
     };
     let anchor = operands.iter().find(|t| !is_cpu_scalar(t)).unwrap_or(first);
     let device = anchor.device();
+    // The error's lhs is the first operand, or the first one that sets the device when the
+    // first is a (freely moving) 0-dim CPU tensor.
+    let lhs: &Tensor = if is_cpu_scalar(first) { anchor } else { first };
     for t in operands {
         if t.device() != device && !is_cpu_scalar(t) {
-            let (lhs, rhs) = (*first, *t);
-            let (lhs, rhs) = if lhs.device() == rhs.device() {
-                (*anchor, rhs)
-            } else {
-                (lhs, rhs)
-            };
+            let rhs: &Tensor = t;
             let culprit = if lhs.device().is_cpu() && !rhs.device().is_cpu() {
                 Operand::Lhs
             } else {

@@ -11,6 +11,8 @@ use rayon::prelude::*;
 
 /// Elementwise ops on more elements than this use rayon.
 const PAR_THRESHOLD: usize = 1 << 15;
+/// Elements per rayon task in the pooled f32 path.
+const CHUNK: usize = 1 << 14;
 
 /// Host data of one tensor storage, one variant per dtype.
 #[derive(Clone, Debug)]
@@ -298,6 +300,39 @@ fn binary_typed<T: Arith>(op: BinaryOp, a: &[T], la: &Layout, b: &[T], lb: &Layo
     }
 }
 
+/// Writes `f(a[i], b[i])` into `out` in parallel chunks.
+fn run(out: &mut [f32], a: &[f32], b: &[f32], f: impl Fn(f32, f32) -> f32 + Sync) {
+    out.par_chunks_mut(CHUNK)
+        .zip(a.par_chunks(CHUNK).zip(b.par_chunks(CHUNK)))
+        .for_each(|(o, (x, y))| {
+            for ((o, &x), &y) in o.iter_mut().zip(x).zip(y) {
+                *o = f(x, y);
+            }
+        });
+}
+
+/// Large contiguous f32 operands: write into a recycled buffer, in parallel chunks.
+fn binary_f32_pooled(
+    op: BinaryOp,
+    a: &[f32],
+    la: &Layout,
+    b: &[f32],
+    lb: &Layout,
+) -> Option<Vec<f32>> {
+    let (ra, rb) = (la.contiguous_range()?, lb.contiguous_range()?);
+    let (a, b) = (&a[ra], &b[rb]);
+    let mut out = super::cpu_pool::take_f32(a.len())?;
+    match op {
+        BinaryOp::Add => run(&mut out, a, b, |x, y| x + y),
+        BinaryOp::Sub => run(&mut out, a, b, |x, y| x - y),
+        BinaryOp::Mul => run(&mut out, a, b, |x, y| x * y),
+        BinaryOp::Div => run(&mut out, a, b, |x, y| x / y),
+        BinaryOp::Maximum => run(&mut out, a, b, nan_max),
+        BinaryOp::Minimum => run(&mut out, a, b, nan_min),
+    }
+    Some(out)
+}
+
 pub(crate) fn binary(
     op: BinaryOp,
     a: &CpuStorage,
@@ -306,7 +341,9 @@ pub(crate) fn binary(
     lb: &Layout,
 ) -> Result<CpuStorage> {
     Ok(match (a, b) {
-        (CpuStorage::F32(a), CpuStorage::F32(b)) => CpuStorage::F32(binary_typed(op, a, la, b, lb)),
+        (CpuStorage::F32(a), CpuStorage::F32(b)) => CpuStorage::F32(
+            binary_f32_pooled(op, a, la, b, lb).unwrap_or_else(|| binary_typed(op, a, la, b, lb)),
+        ),
         (CpuStorage::F16(a), CpuStorage::F16(b)) => CpuStorage::F16(binary_typed(op, a, la, b, lb)),
         (CpuStorage::BF16(a), CpuStorage::BF16(b)) => {
             CpuStorage::BF16(binary_typed(op, a, la, b, lb))

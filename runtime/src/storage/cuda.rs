@@ -769,14 +769,7 @@ pub(crate) fn layer_norm(
     let (CudaData::F32(xs), CudaData::F32(ys)) = (&src.data, &mut out) else {
         return Err(unsupported("layer_norm", x));
     };
-    let f32_of = |s: &Option<CudaStorage>| match s.as_ref().map(|s| &s.data) {
-        Some(CudaData::F32(v)) => Some(v.clone()),
-        _ => None,
-    };
-    let (wv, bv) = (
-        w.as_ref().and_then(|_| f32_of(&w)),
-        bias.as_ref().and_then(|_| f32_of(&bias)),
-    );
+    let (wv, bv) = (f32_slice(w.as_ref()), f32_slice(bias.as_ref()));
     let (has_w, has_b) = (i32::from(wv.is_some()), i32::from(bv.is_some()));
     let f = b.function("layer_norm_f32")?;
     let (r64, d64) = (rows as u64, d as u64);
@@ -787,8 +780,8 @@ pub(crate) fn layer_norm(
     args.arg(&d64);
     args.arg(xs);
     // Absent weight/bias: pass the input pointer, never read (has_w/has_b = 0).
-    args.arg(wv.as_ref().unwrap_or(xs));
-    args.arg(bv.as_ref().unwrap_or(xs));
+    args.arg(wv.unwrap_or(xs));
+    args.arg(bv.unwrap_or(xs));
     args.arg(ys);
     args.arg(&eps32);
     args.arg(&has_w);
@@ -798,6 +791,14 @@ pub(crate) fn layer_norm(
     // d floats when their flag is set (shapes checked by the caller).
     unsafe { args.launch(launch_config(rows)) }?;
     Ok(CudaStorage::new(b, out))
+}
+
+/// The f32 slice of an optional storage.
+fn f32_slice(s: Option<&CudaStorage>) -> Option<&CudaSlice<f32>> {
+    match s.map(|s| &s.data) {
+        Some(CudaData::F32(v)) => Some(v),
+        _ => None,
+    }
 }
 
 // ---------------------------------------------------------------- matmul (cuBLAS)

@@ -2,6 +2,7 @@
 
 pub(crate) mod cpu;
 mod cpu_matmul;
+pub(crate) mod cpu_pool;
 pub(crate) mod cuda;
 
 pub(crate) use cpu_matmul::matmul as cpu_matmul;
@@ -27,6 +28,16 @@ impl Storage {
         match self {
             Storage::Cpu(c) | Storage::PinnedCpu(c, _) => Some(c),
             _ => None,
+        }
+    }
+}
+
+impl Drop for Storage {
+    fn drop(&mut self) {
+        if let Storage::Cpu(CpuStorage::F32(v)) = self {
+            if v.len() >= cpu_pool::MIN_POOLED {
+                cpu_pool::give_f32(std::mem::take(v));
+            }
         }
     }
 }
