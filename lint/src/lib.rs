@@ -46,7 +46,11 @@ pub use settings::Settings;
 
 /// Checks one file's source on its own (calls are followed within the file only).
 pub fn check_source(path: &Path, source: &str, settings: &Settings) -> Vec<Diagnostic> {
-    let file = frontend::rust::lower_file(0, path, &Arc::from(source), settings.include_tests);
+    let file = if frontend::python::is_python(path) {
+        frontend::python::lower_file(0, path, &Arc::from(source))
+    } else {
+        frontend::rust::lower_file(0, path, &Arc::from(source), settings.include_tests)
+    };
     let files = vec![file];
     let program = checker::Program::new(&files);
     let mut diagnostics = checker::Checker::new(&program, &files[0], settings).run();
@@ -107,7 +111,7 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// Lists the `.rs` files under `paths`, honouring `.gitignore`, sorted. A path naming a file is
+/// Lists the `.rs`, `.py` and `.pyi` files under `paths`, honouring `.gitignore`, sorted. A path naming a file is
 /// taken whatever its extension.
 ///
 /// # Errors
@@ -129,7 +133,8 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
             };
             let p = entry.path();
             if entry.file_type().is_some_and(|t| t.is_file())
-                && p.extension().is_some_and(|e| e == "rs")
+                && p.extension()
+                    .is_some_and(|e| e == "rs" || e == "py" || e == "pyi")
             {
                 out.push(p.to_path_buf());
             }
@@ -196,6 +201,13 @@ fn lower(id: usize, path: &Path, settings: &Settings) -> ir::File {
             .map_or(at, |c| at + c.len_utf8());
         let mut file = ir::File::new(id, path, source, false);
         file.syntax_error = Some((at..end, message));
+        return file;
+    }
+    if frontend::python::is_python(path) {
+        let mut file = frontend::python::lower_file(id, path, &source);
+        if !settings.include_tests && frontend::python::is_test_path(path) {
+            file.functions.clear();
+        }
         return file;
     }
     let test_only = !settings.include_tests && frontend::rust::is_test_path(path);

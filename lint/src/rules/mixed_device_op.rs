@@ -42,6 +42,7 @@ declare_rule! {
         lhs_device: String,
         rhs: String,
         rhs_device: String,
+        python: bool,
     }
 }
 
@@ -55,8 +56,13 @@ impl Violation for MixedDeviceOp {
 
     fn help(&self) -> Option<String> {
         Some(format!(
-            "create both on the same device, or move `{}` with `.to_device(..)` first",
-            self.rhs
+            "create both on the same device, or move `{}` with `{}` first",
+            self.rhs,
+            if self.python {
+                ".to(..)"
+            } else {
+                ".to_device(..)"
+            }
         ))
     }
 }
@@ -84,6 +90,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 lhs_device: device_name(lhs_dev),
                 rhs: checker.text(&rhs.span),
                 rhs_device: device_name(rhs_dev),
+                python: checker.is_python(),
             };
             let file = checker.file.id;
             let texts = [violation.lhs.clone(), violation.rhs.clone()];

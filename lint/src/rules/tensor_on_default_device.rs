@@ -54,6 +54,7 @@ declare_rule! {
         device: String,
         input: String,
         op: String,
+        python: bool,
     }
 }
 
@@ -66,6 +67,12 @@ impl Violation for TensorOnDefaultDevice {
     }
 
     fn help(&self) -> Option<String> {
+        if self.python {
+            return Some(format!(
+                "create it on the input's device: pass `device={}.device`",
+                self.input
+            ));
+        }
         Some(format!(
             "create it on the input's device: pass `{}.device()` instead of `{}`",
             self.input, self.device
@@ -109,6 +116,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                     device: written(origin).to_string(),
                     input: checker.text(&input.span),
                     op: name.clone(),
+                    python: checker.is_python(),
                 };
                 let elsewhere = checker.describe_origin(origin);
                 let (tensor, input) = (violation.tensor.clone(), violation.input.clone());

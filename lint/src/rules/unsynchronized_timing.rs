@@ -46,6 +46,7 @@ declare_rule! {
     /// - `../shared/RULES.md`, P302
     pub(crate) struct UnsynchronizedTiming {
         read: String,
+        python: bool,
     }
 }
 
@@ -58,7 +59,12 @@ impl Violation for UnsynchronizedTiming {
     }
 
     fn help(&self) -> Option<String> {
-        Some("call `device.synchronize()` before reading the timer".to_string())
+        let sync = if self.python {
+            "torch.cuda.synchronize()"
+        } else {
+            "device.synchronize()"
+        };
+        Some(format!("call `{sync}` before reading the timer"))
     }
 }
 
@@ -95,7 +101,13 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             }
             let text = source.get(event.span.clone()).unwrap_or("").to_string();
             checker
-                .report(&UnsynchronizedTiming { read: text }, event.span.clone())
+                .report(
+                    &UnsynchronizedTiming {
+                        read: text,
+                        python: checker.is_python(),
+                    },
+                    event.span.clone(),
+                )
                 .label(func.events[start].span.clone(), "timer started here")
                 .label(between[work].span.clone(), "device work queued here");
         }
