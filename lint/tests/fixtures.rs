@@ -1,5 +1,6 @@
-//! Runs every fixture in `fixtures/rust/` with only its rule enabled: the `//~ <rule-name>` markers
-//! must equal the lines the diagnostics start on, and the rendered diagnostics are snapshotted.
+//! Runs every fixture in `fixtures/rust/` and `fixtures/python/` with only its rule enabled: the
+//! `//~ <rule-name>` (Rust) or `#~ <rule-name>` (Python) markers must equal the lines the
+//! diagnostics start on, and the rendered diagnostics are snapshotted.
 //! One fixture: `INSTA_GLOB_FILTER=mixed_device_op* cargo test -p placer-lint --test fixtures`.
 
 use std::path::Path;
@@ -21,9 +22,9 @@ fn rule_of(path: &Path) -> Rule {
         .unwrap_or_else(|| panic!("fixture {} names no rule", path.display()))
 }
 
-/// 1-based lines carrying a `//~ <name>` marker, once per marker.
-fn marked_lines(source: &str, rule: Rule) -> Vec<usize> {
-    let marker = format!("//~ {}", rule.name());
+/// 1-based lines carrying a `<comment>~ <name>` marker, once per marker.
+fn marked_lines(source: &str, rule: Rule, comment: &str) -> Vec<usize> {
+    let marker = format!("{comment}~ {}", rule.name());
     source
         .lines()
         .enumerate()
@@ -34,17 +35,34 @@ fn marked_lines(source: &str, rule: Rule) -> Vec<usize> {
 #[test]
 fn fixtures() {
     insta::glob!("../../fixtures", "rust/*.rs", |path| {
+        insta::assert_snapshot!(check_fixture(path, "rust", "//"));
+    });
+}
+
+#[test]
+fn python_fixtures() {
+    insta::glob!("../../fixtures", "python/*.py", |path| {
+        insta::assert_snapshot!(check_fixture(path, "python", "#"));
+    });
+}
+
+/// Checks a fixture's markers against its findings; returns the rendered findings.
+fn check_fixture(path: &Path, lang: &str, comment: &str) -> String {
+    {
         let rule = rule_of(path);
         let source: std::sync::Arc<str> = std::fs::read_to_string(path)
             .expect("fixture is readable")
             .into();
-        let shown = Path::new("fixtures/rust").join(path.file_name().expect("file name"));
+        let shown = Path::new("fixtures")
+            .join(lang)
+            .join(path.file_name().expect("file name"));
         let diagnostics = check_source(&shown, &source, &Settings::only(&[rule]));
 
         if rule != Rule::SyntaxError {
             assert!(
-                source.contains("// flagged") && source.contains("// clean"),
-                "{}: a fixture has a `// flagged` and a `// clean` section",
+                source.contains(&format!("{comment} flagged"))
+                    && source.contains(&format!("{comment} clean")),
+                "{}: a fixture has a `{comment} flagged` and a `{comment} clean` section",
                 shown.display()
             );
         }
@@ -54,21 +72,15 @@ fn fixtures() {
             .map(|d| index.line_col(&source, d.span.start).0)
             .collect();
         actual.sort_unstable();
-        let expected = marked_lines(&source, rule);
+        let expected = marked_lines(&source, rule, comment);
         assert_eq!(
             expected,
             actual,
-            "{}: lines marked `//~ {}` (left) differ from lines reported (right):\n{}",
+            "{}: lines marked `{comment}~ {}` (left) differ from lines reported (right):\n{}",
             shown.display(),
             rule.name(),
             render::concise(&shown, &source, &diagnostics)
         );
-        insta::assert_snapshot!(render::full(
-            &shown,
-            &source,
-            &diagnostics,
-            Style::Plain,
-            100
-        ));
-    });
+        render::full(&shown, &source, &diagnostics, Style::Plain, 100)
+    }
 }

@@ -30,6 +30,17 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ```python
+    /// import torch
+    /// from torch import nn
+    ///
+    /// class Attention(nn.Module):
+    ///     def forward(self, x):
+    ///         t = x.shape[1]
+    ///         mask = torch.triu(torch.ones(t, t), diagonal=1).to(x.device)
+    ///         return x.masked_fill(mask.bool(), 0.0)
+    /// ```
+    ///
     /// Use instead:
     /// ```rust,ignore
     /// use candle_core::{Device, Result, Tensor};
@@ -44,6 +55,17 @@ declare_rule! {
     ///         input_ids.broadcast_add(&mask)
     ///     }
     /// }
+    /// ```
+    ///
+    /// ```python
+    /// import torch
+    /// from torch import nn
+    ///
+    /// class Attention(nn.Module):
+    ///     def forward(self, x):
+    ///         t = x.shape[1]
+    ///         mask = torch.ones(t, t, device=x.device).triu(1)
+    ///         return x.masked_fill(mask.bool(), 0.0)
     /// ```
     ///
     /// ## Known problems

@@ -24,6 +24,15 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ```python
+    /// import torch
+    ///
+    /// def train(model, loader):
+    ///     for x, y in loader:
+    ///         model(x)
+    ///         torch.cuda.empty_cache()
+    /// ```
+    ///
     /// Use instead:
     /// ```rust,ignore
     /// use placer_runtime::{Device, Result, Tensor};
@@ -34,6 +43,15 @@ declare_rule! {
     ///     device.empty_cache()?;
     ///     Ok(())
     /// }
+    /// ```
+    ///
+    /// ```python
+    /// import torch
+    ///
+    /// def train(model, loader):
+    ///     for x, y in loader:
+    ///         model(x)
+    ///     torch.cuda.empty_cache()
     /// ```
     ///
     /// ## References

@@ -24,6 +24,15 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ```python
+    /// import torch
+    ///
+    /// def mismatch():
+    ///     x = torch.randn(3, device="cuda")
+    ///     y = torch.randn(3, device="cpu")
+    ///     return x + y
+    /// ```
+    ///
     /// Use instead:
     /// ```rust,ignore
     /// use tch::{Device, Kind, Tensor};
@@ -32,6 +41,15 @@ declare_rule! {
     ///     let k = Tensor::randn([8, 4], (Kind::Float, device));
     ///     q.matmul(&k)
     /// }
+    /// ```
+    ///
+    /// ```python
+    /// import torch
+    ///
+    /// def fixed():
+    ///     x = torch.randn(3, device="cuda")
+    ///     y = torch.randn(3, device="cpu")
+    ///     return x + y.to(x.device)
     /// ```
     ///
     /// ## References

@@ -28,6 +28,16 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ```python
+    /// import torch
+    /// from torch import nn
+    ///
+    /// class Scale(nn.Module):
+    ///     def forward(self, x):
+    ///         mask = torch.ones(x.shape[0], x.shape[1])
+    ///         return x * mask
+    /// ```
+    ///
     /// Use instead:
     /// ```rust,ignore
     /// use candle_core::{DType, Device, Result, Tensor};
@@ -38,6 +48,16 @@ declare_rule! {
     ///         xs.broadcast_mul(&mask)
     ///     }
     /// }
+    /// ```
+    ///
+    /// ```python
+    /// import torch
+    /// from torch import nn
+    ///
+    /// class Scale(nn.Module):
+    ///     def forward(self, x):
+    ///         mask = torch.ones(x.shape[0], x.shape[1], device=x.device, dtype=x.dtype)
+    ///         return x * mask
     /// ```
     ///
     /// ## Known problems

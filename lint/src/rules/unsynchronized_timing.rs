@@ -26,6 +26,17 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ```python
+    /// import time
+    /// import torch
+    ///
+    /// def time_matmul():
+    ///     x = torch.randn(1024, 1024, device="cuda")
+    ///     start = time.time()
+    ///     y = x @ x
+    ///     return time.time() - start
+    /// ```
+    ///
     /// Use instead:
     /// ```rust,ignore
     /// use std::time::Instant;
@@ -36,6 +47,18 @@ declare_rule! {
     ///     a.device().synchronize()?;
     ///     Ok(start.elapsed().as_secs_f64())
     /// }
+    /// ```
+    ///
+    /// ```python
+    /// import time
+    /// import torch
+    ///
+    /// def time_matmul():
+    ///     x = torch.randn(1024, 1024, device="cuda")
+    ///     start = time.time()
+    ///     y = x @ x
+    ///     torch.cuda.synchronize()
+    ///     return time.time() - start
     /// ```
     ///
     /// ## Known problems

@@ -1137,6 +1137,10 @@ impl<'a> Lowerer<'a> {
         reads: Reads,
     ) -> Value {
         if callee.kind != ValueKind::Module {
+            if !arg_tensors.is_empty() {
+                // A callable given tensors (a module passed in, a loss): computes on them.
+                return self.module_output(arg_tensors, span, reads);
+            }
             let mut v = Value::unknown(span);
             v.reads = reads;
             return v;
