@@ -650,7 +650,7 @@ impl<'a> Lowerer<'a> {
     /// `device = "cuda"`: an accelerator chosen with no condition.
     fn note_accelerator_literal(&mut self, value: &Expr) {
         if let Expr::StringLiteral(s) = value {
-            if t::device_string(s.value.to_str()).is_some_and(|(k, _)| k == "cuda") {
+            if t::is_cuda_string(s.value.to_str()) {
                 self.emit(EventKind::AcceleratorChoice, span_of(s.range));
             }
         }
@@ -1372,7 +1372,7 @@ impl<'a> Lowerer<'a> {
             return v;
         };
         if let Some(Expr::StringLiteral(s)) = c.arguments.args.first() {
-            if s.value.to_str() == "cuda" {
+            if t::is_cuda_string(s.value.to_str()) {
                 self.emit(EventKind::AcceleratorChoice, span.clone());
             }
         }
@@ -1414,7 +1414,7 @@ impl<'a> Lowerer<'a> {
                     _ => (Some(d.span.clone()), self.text(&d.span)),
                 };
                 if let Some(Expr::StringLiteral(s)) = Self::keyword(c, "device").map(|k| &k.value) {
-                    if s.value.to_str() == "cuda" {
+                    if t::is_cuda_string(s.value.to_str()) {
                         self.emit(EventKind::AcceleratorChoice, span_of(s.range));
                     }
                 }
@@ -1521,10 +1521,26 @@ impl<'a> Lowerer<'a> {
             Expr::Call(inner) => self.constructed_class(&inner.func),
             _ => None,
         });
+        // A dataset class of this file (lowered above its use) that moves its data.
+        let class_moves = dataset_class.as_deref().is_some_and(|class| {
+            self.functions.iter().any(|f| {
+                f.meta.self_type.as_deref() == Some(class)
+                    && matches!(f.meta.name.as_str(), "__init__" | "__getitem__")
+                    && f.events.iter().any(|e| {
+                        matches!(&e.kind, EventKind::Transfer { to, source, .. }
+                            if *to != Device::Cpu && source.kind != ValueKind::Module)
+                    })
+            })
+        });
         // Batches are where the dataset's tensors were moved, or on the host.
         let mut batches = match dataset.map(|d| &d.v) {
             Some(d) if d.origin.as_ref().is_some_and(|o| o.is_transfer) => {
                 Self::tensor(span.clone(), d.device.clone(), d.origin.clone())
+            }
+            _ if class_moves => {
+                let mut origin = self.origin(span.clone(), None, "the dataset".to_string());
+                origin.is_transfer = true;
+                Self::tensor(span.clone(), Device::Unknown, Some(Arc::new(origin)))
             }
             _ => {
                 let text = "DataLoader".to_string();
@@ -1640,7 +1656,7 @@ impl<'a> Lowerer<'a> {
                 .map(|k| &k.value)
                 .or(c.arguments.args.first())
             {
-                if name == "to" && s.value.to_str() == "cuda" {
+                if name == "to" && t::is_cuda_string(s.value.to_str()) {
                     self.emit(EventKind::AcceleratorChoice, span_of(s.range));
                 }
             }
@@ -1764,6 +1780,11 @@ impl<'a> Lowerer<'a> {
             v.reads = reads;
             if t::DTYPE_METHODS.contains(&name) && !v.device.is_hard_coded() {
                 v.origin = None;
+            }
+            if name == "pin_memory" {
+                // Pinned: no longer the pageable host tensor its factory made.
+                v.origin = None;
+                v.device = Device::Unknown;
             }
             return Val::new(v);
         }

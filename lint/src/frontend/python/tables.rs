@@ -54,9 +54,10 @@ pub(crate) const INHERITING_METHODS: &[&str] = &[
     "new_tensor",
 ];
 
-/// Tensor methods that change the dtype (a helper converted after creation has the right dtype).
+/// Tensor methods that change the dtype (a helper converted after creation has the right dtype);
+/// `to` here is `.to(dtype)`, a transfer having been recognised before.
 pub(crate) const DTYPE_METHODS: &[&str] = &[
-    "float", "half", "bfloat16", "double", "long", "int", "bool", "type", "type_as", "short",
+    "to", "float", "half", "bfloat16", "double", "long", "int", "bool", "type", "type_as", "short",
     "byte", "char",
 ];
 
@@ -177,6 +178,11 @@ pub(crate) const TIMERS: &[&str] = &["time.time", "time.perf_counter", "time.mon
 /// Keyword arguments of a module or loss constructor that hold a tensor which `model.to(device)`
 /// does not move when the loss is not moved too.
 pub(crate) const WEIGHT_KEYWORDS: &[&str] = &["weight", "pos_weight"];
+
+/// Whether a string literal names CUDA (`"cuda"`, `"cuda:1"`).
+pub(crate) fn is_cuda_string(s: &str) -> bool {
+    device_string(s).is_some_and(|(kind, _)| kind == "cuda")
+}
 
 /// Whether a name looks like it holds a device (`device`, `dev`, `target_device`).
 pub(crate) fn is_device_name(name: &str) -> bool {
