@@ -84,3 +84,37 @@ fn check_fixture(path: &Path, lang: &str, comment: &str) -> String {
         render::full(&shown, &source, &diagnostics, Style::Plain, 100)
     }
 }
+
+/// The reference documents' patterns (`fixtures/python/reference/`), with every default rule on:
+/// each `#~ <rule-name>` marker is reported by that rule on that line, and nothing else is.
+#[test]
+fn reference_documents() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/python/reference");
+    let mut files = 0;
+    for entry in std::fs::read_dir(dir).expect("reference fixtures") {
+        let path = entry.expect("entry").path();
+        let source = std::fs::read_to_string(&path).expect("fixture is readable");
+        let mut expected: Vec<(usize, String)> = Vec::new();
+        for (i, line) in source.lines().enumerate() {
+            for marker in line.split("#~ ").skip(1) {
+                let name = marker.split_whitespace().next().unwrap_or_default();
+                expected.push((i + 1, name.to_string()));
+            }
+        }
+        let diagnostics = check_source(&path, &source, &Settings::default());
+        let index = placer_lint::diagnostic::LineIndex::new(&source);
+        let mut actual: Vec<(usize, String)> = diagnostics
+            .iter()
+            .map(|d| {
+                let line = index.line_col(&source, d.span.start).0;
+                (line, d.rule.name().to_string())
+            })
+            .collect();
+        expected.sort();
+        actual.sort();
+        assert!(!expected.is_empty(), "{}: no markers", path.display());
+        assert_eq!(expected, actual, "{}", path.display());
+        files += 1;
+    }
+    assert_eq!(files, 2, "the two reference documents");
+}
