@@ -37,7 +37,7 @@ declare_rule! {
 
 impl Violation for CudaWithoutFallback {
     fn message(&self) -> String {
-        "CUDA is chosen with no fallback for machines without it".to_string()
+        "`cuda` is chosen with no fallback for machines without it".to_string()
     }
 
     fn help(&self) -> Option<String> {

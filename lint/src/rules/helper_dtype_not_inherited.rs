@@ -75,9 +75,13 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
         }
         let mut seen = HashSet::new();
         for event in &func.events {
-            let EventKind::Op { operands, .. } = &event.kind else {
+            // Arithmetic only: passing a mask to a function or a module is not combining it.
+            let EventKind::Op { operands, name } = &event.kind else {
                 continue;
             };
+            if !is_arithmetic(name) {
+                continue;
+            }
             // A helper with the default dtype...
             let Some((helper, origin)) = operands.iter().find_map(|o| {
                 let origin = o.origin.as_ref()?;
@@ -104,4 +108,32 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 .label(event.span.clone(), "meets the input here");
         }
     }
+}
+
+/// Ops whose result mixes the operands' values (and so their dtypes).
+fn is_arithmetic(op: &str) -> bool {
+    matches!(
+        op,
+        "+" | "-"
+            | "*"
+            | "/"
+            | "@"
+            | "**"
+            | "//"
+            | "add"
+            | "sub"
+            | "mul"
+            | "div"
+            | "matmul"
+            | "bmm"
+            | "mm"
+            | "addmm"
+            | "baddbmm"
+            | "einsum"
+            | "lerp"
+            | "add_"
+            | "sub_"
+            | "mul_"
+            | "div_"
+    )
 }

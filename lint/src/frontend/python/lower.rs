@@ -35,6 +35,7 @@ pub(crate) fn lower_file(id: FileId, path: &Path, source: &Arc<str>) -> File {
         Ok(parsed) => {
             let module = parsed.into_syntax();
             let mut lowerer = Lowerer::new(id, source, is_test_path(path));
+            lowerer.host_only = is_host_only_path(path);
             lowerer.collect_imports(&module.body);
             lowerer.collect_classes(&module.body);
             lowerer.begin_function(FunctionMeta {
@@ -67,6 +68,21 @@ fn is_binary_path(path: &Path, source: &str) -> bool {
                 Some("examples" | "scripts" | "bin" | "benchmark" | "benchmarks")
             )
         })
+}
+
+/// Files that by their name only process data on the host: tokenizers, image processors,
+/// feature extractors, processors and checkpoint conversion scripts (`tokenization_bert.py`).
+fn is_host_only_path(path: &Path) -> bool {
+    let name = path.file_stem().and_then(|n| n.to_str()).unwrap_or("");
+    [
+        "tokenization_",
+        "image_processing_",
+        "feature_extraction_",
+        "processing_",
+        "convert_",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
 }
 
 /// Test files: `test_*.py`, `*_test.py`, `conftest.py`, anything under `tests/`.
@@ -131,6 +147,9 @@ struct Lowerer<'a> {
     file: FileId,
     src: &'a str,
     path_is_test: bool,
+    /// Host-side code by its file name (tokenizers, image processors, conversion scripts): its
+    /// host reads do not wait for a device.
+    host_only: bool,
     /// Local name -> qualified name (`th` -> `torch`, `zeros` -> `torch.zeros`).
     aliases: HashMap<String, String>,
     /// Classes of this file, by name, in definition order.
@@ -147,6 +166,7 @@ impl<'a> Lowerer<'a> {
             file,
             src,
             path_is_test,
+            host_only: false,
             aliases: HashMap::new(),
             classes: Vec::new(),
             class_stack: Vec::new(),
@@ -394,7 +414,7 @@ impl<'a> Lowerer<'a> {
                 self.eval(default);
             }
             let annotation = p.parameter.annotation.as_deref().map(|a| self.src_of(a));
-            (value.kind, value.device) = param_kind(pname, annotation);
+            (value.kind, value.device) = param_kind(pname, annotation, p.default.as_deref());
             self.bind(pname, value);
         }
         for p in params.vararg.iter().chain(&params.kwarg) {
@@ -824,7 +844,9 @@ impl<'a> Lowerer<'a> {
                 v.var = None;
                 v.reads.extend(idx.v.reads);
                 if v.kind != ValueKind::Host && !v.is_tensorish() {
+                    let reads = std::mem::take(&mut v.reads);
                     v = Value::unknown(span.clone());
+                    v.reads = reads;
                 }
                 v.span = span;
                 Val::new(v)
@@ -1351,17 +1373,17 @@ impl<'a> Lowerer<'a> {
                 Reads::new(),
             )));
         }
-        // Any other torch function given tensors computes on them (`torch.cat`, `F.linear`).
-        let first = arg_tensors.first().cloned();
+        // Any other torch function given tensors computes on them (`torch.cat`, `F.linear`);
+        // given none, nothing is known (`torch.get_default_dtype()`).
+        let first = arg_tensors.first().cloned()?;
         self.maybe_op(last, arg_tensors.to_vec(), span.clone());
-        let v = match first {
-            Some(f) => {
-                let mut v = Self::tensor(span, f.device, f.origin);
-                v.kind = f.kind;
-                v
-            }
-            None => Self::tensor(span, Device::Unknown, None),
+        let origin = if t::BOOL_OPS.contains(&last) && !first.device.is_hard_coded() {
+            None
+        } else {
+            first.origin
         };
+        let mut v = Self::tensor(span, first.device, origin);
+        v.kind = first.kind;
         Some(Val::new(v))
     }
 
@@ -1445,7 +1467,9 @@ impl<'a> Lowerer<'a> {
                     Some(Arc::new(self.origin(span.clone(), None, text))),
                 )
             }
-            None if is_scalar_shape(&c.arguments.args) && name != "arange" => {
+            None if is_scalar_shape(&c.arguments.args) && name != "arange"
+                || is_empty_shape(&c.arguments.args) =>
+            {
                 (Device::Unknown, None)
             }
             None => {
@@ -1621,8 +1645,17 @@ impl<'a> Lowerer<'a> {
         };
 
         // Transfers: `.to(device)`, `.to(other)`, `.to(device=..)`, `.cuda()`, `.cpu()`.
-        if matches!(name, "to" | "cuda" | "cpu") && recv.v.kind != ValueKind::Host {
+        if matches!(name, "to" | "cuda" | "cpu" | "type_as") && recv.v.kind != ValueKind::Host {
             let target: Option<(Device, Option<Value>)> = match name {
+                // `t.type_as(other)` takes `other`'s dtype and device.
+                "type_as" => args.first().map(|a| {
+                    let device = if a.v.is_tensorish() {
+                        a.v.device.clone()
+                    } else {
+                        Device::Unknown
+                    };
+                    (device, Some(a.v.clone()))
+                }),
                 "cuda" => {
                     self.emit(EventKind::AcceleratorChoice, method_span.clone());
                     let ordinal = c.arguments.args.first().and_then(int_literal);
@@ -1631,7 +1664,12 @@ impl<'a> Lowerer<'a> {
                     }
                     Some((Device::Cuda(ordinal), None))
                 }
-                "cpu" => Some((Device::Cpu, None)),
+                "cpu" => {
+                    let mut cpu = Value::unknown(method_span.clone());
+                    cpu.kind = ValueKind::Device;
+                    cpu.device = Device::Cpu;
+                    Some((Device::Cpu, Some(cpu)))
+                }
                 _ => {
                     let first = kw("device").or(args.first().map(|a| &a.v));
                     let arg_expr = Self::keyword(c, "device")
@@ -1723,7 +1761,13 @@ impl<'a> Lowerer<'a> {
             );
             let mut v = Value::unknown(span);
             v.kind = ValueKind::Host;
-            v.host_read = Some(method_span);
+            // No wait for a device: `.numpy()` works on host tensors only (the `.cpu()` before
+            // it waited), a tensor a factory built on the host, and host-only files.
+            let on_host = recv.v.device == Device::Cpu
+                && recv.v.origin.as_ref().is_some_and(|o| !o.is_transfer);
+            if name != "numpy" && !on_host && !self.host_only {
+                v.host_read = Some(method_span);
+            }
             v.reads = reads;
             return Val::new(v);
         }
@@ -1778,7 +1822,9 @@ impl<'a> Lowerer<'a> {
             }
             v.span = span;
             v.reads = reads;
-            if t::DTYPE_METHODS.contains(&name) && !v.device.is_hard_coded() {
+            if (t::DTYPE_METHODS.contains(&name) || t::BOOL_OPS.contains(&name))
+                && !v.device.is_hard_coded()
+            {
                 v.origin = None;
             }
             if name == "pin_memory" {
@@ -1811,13 +1857,28 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-/// What a parameter holds, from its annotation or, without one, its name: `(kind, device)`.
-fn param_kind(name: &str, annotation: Option<&str>) -> (ValueKind, Device) {
+/// What a parameter holds, from its annotation or, without one, its default and its name:
+/// `(kind, device)`. An unannotated parameter may be a tensor unless its default is a literal
+/// (`num_buckets=32`) or its name says it is a size, a count, a flag or a config.
+fn param_kind(name: &str, annotation: Option<&str>, default: Option<&Expr>) -> (ValueKind, Device) {
+    let literal_default = matches!(
+        default,
+        Some(
+            Expr::NumberLiteral(_)
+                | Expr::BooleanLiteral(_)
+                | Expr::StringLiteral(_)
+                | Expr::Tuple(_)
+                | Expr::List(_)
+        )
+    );
     match annotation {
         Some(a) if a.contains("Tensor") => (ValueKind::Tensor, Device::Input),
         Some(a) if a.contains("device") => (ValueKind::Device, Device::Unknown),
         Some(_) => (ValueKind::Other, Device::Unknown),
         None if t::is_device_name(name) => (ValueKind::Device, Device::Unknown),
+        None if literal_default || t::is_host_value_name(name) => {
+            (ValueKind::Other, Device::Unknown)
+        }
         None => (ValueKind::MaybeTensor, Device::Input),
     }
 }
@@ -1839,6 +1900,17 @@ fn int_literal(e: &Expr) -> Option<u32> {
 /// `torch.tensor([1, 2])`: a literal list or tuple (so not a 0-dim scalar).
 fn is_sequence_literal(e: Option<&Expr>) -> bool {
     matches!(e, Some(Expr::List(_) | Expr::Tuple(_) | Expr::ListComp(_)))
+}
+
+/// `torch.empty(0)`, `torch.empty([0])`: an empty placeholder, never computed with.
+fn is_empty_shape(args: &[Expr]) -> bool {
+    let zero = |e: &Expr| int_literal(e) == Some(0);
+    match args {
+        [e] if zero(e) => true,
+        [Expr::List(l)] => l.elts.len() == 1 && zero(&l.elts[0]),
+        [Expr::Tuple(t)] => t.elts.len() == 1 && zero(&t.elts[0]),
+        _ => false,
+    }
 }
 
 /// `torch.zeros(())`, `torch.zeros([])`, `torch.full((), v)`: a 0-dim tensor.

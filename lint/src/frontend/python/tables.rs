@@ -61,6 +61,27 @@ pub(crate) const DTYPE_METHODS: &[&str] = &[
     "byte", "char",
 ];
 
+/// Ops whose result is boolean or integer whatever the operands' dtype (a helper compared is no
+/// longer a floating-point helper).
+pub(crate) const BOOL_OPS: &[&str] = &[
+    "ge",
+    "gt",
+    "le",
+    "lt",
+    "eq",
+    "ne",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "argmax",
+    "argmin",
+    "argsort",
+    "bernoulli",
+];
+
 /// Methods that copy a tensor's data to the host and wait for the device.
 pub(crate) const HOST_READS: &[&str] = &["item", "numpy"];
 
@@ -178,6 +199,65 @@ pub(crate) const TIMERS: &[&str] = &["time.time", "time.perf_counter", "time.mon
 /// Keyword arguments of a module or loss constructor that hold a tensor which `model.to(device)`
 /// does not move when the loss is not moved too.
 pub(crate) const WEIGHT_KEYWORDS: &[&str] = &["weight", "pos_weight"];
+
+/// Whether an unannotated parameter's name says it holds host data: a size, a count, an index,
+/// a flag, a config, a callable (`num_heads`, `max_len`, `hidden_size`, `is_causal`, `config`).
+pub(crate) fn is_host_value_name(name: &str) -> bool {
+    const PREFIXES: &[&str] = &[
+        "num_", "n_", "max_", "min_", "is_", "use_", "return_", "output_", "do_", "has_", "with_",
+    ];
+    const SUFFIXES: &[&str] = &[
+        "_size", "_len", "_length", "_dim", "_dims", "_num", "_count", "_idx", "_index", "_config",
+        "_fn", "_func", "_rate", "_prob", "_eps", "_name", "_type", "_mode", "_path", "_steps",
+        "_shape",
+    ];
+    const NAMES: &[&str] = &[
+        "config",
+        "bsz",
+        "dim",
+        "size",
+        "steps",
+        "height",
+        "width",
+        "length",
+        "seq_len",
+        "beg",
+        "end",
+        "start",
+        "stop",
+        "step",
+        "eps",
+        "training",
+        "dtype",
+        "shape",
+        "name",
+        "kwargs",
+        "args",
+        "cls",
+        "n",
+        "k",
+        "p",
+        "h",
+        "w",
+        "i",
+        "j",
+        "idx",
+        "index",
+        "layer_idx",
+        "axis",
+        "epoch",
+        "batch_size",
+        "q_size",
+        "k_size",
+        "klen",
+        "qlen",
+        "mode",
+        "reduction",
+    ];
+    NAMES.contains(&name)
+        || PREFIXES.iter().any(|p| name.starts_with(p))
+        || SUFFIXES.iter().any(|s| name.ends_with(s))
+}
 
 /// Whether a string literal names CUDA (`"cuda"`, `"cuda:1"`).
 pub(crate) fn is_cuda_string(s: &str) -> bool {
