@@ -58,6 +58,17 @@ pub fn check_source(path: &Path, source: &str, settings: &Settings) -> Vec<Diagn
     diagnostics
 }
 
+/// The text diagnostics' spans point into: for a notebook, its code cells joined (each after a
+/// marker line naming the cell); for any other file, `source` itself.
+pub fn analysed_source(path: &Path, source: &str) -> Arc<str> {
+    if frontend::python::is_notebook(path) {
+        if let Ok(code) = frontend::python::notebook::code_cells(source) {
+            return Arc::from(code);
+        }
+    }
+    Arc::from(source)
+}
+
 /// A checked file with its findings.
 #[derive(Clone, Debug)]
 pub struct FileReport {
@@ -111,7 +122,7 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// Lists the `.rs`, `.py` and `.pyi` files under `paths`, honouring `.gitignore`, sorted. A path naming a file is
+/// Lists the `.rs`, `.py`, `.pyi` and `.ipynb` files under `paths`, honouring `.gitignore`, sorted. A path naming a file is
 /// taken whatever its extension.
 ///
 /// # Errors

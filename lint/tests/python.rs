@@ -36,3 +36,45 @@ fn should_not_report_test_files_unless_included() {
     let lib = "import torch\n\ndef mix():\n    a = torch.ones(2, device='cuda')\n    return a + torch.ones(2)\n";
     assert_eq!(check_source(Path::new("model.py"), lib, &settings).len(), 1);
 }
+
+const NOTEBOOK: &str = r##"{
+ "cells": [
+  {"cell_type": "markdown", "metadata": {}, "source": ["# Devices"]},
+  {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 1,
+   "source": ["%matplotlib inline\n", "import torch\n", "!nvidia-smi\n"]},
+  {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 2,
+   "source": "x = torch.randn(3, device=\"cuda\")\ny = torch.randn(3)\nz = x + y"}
+ ],
+ "metadata": {}, "nbformat": 4, "nbformat_minor": 5
+}"##;
+
+#[test]
+fn should_report_notebook_findings_by_cell() {
+    let path = Path::new("devices.ipynb");
+    let found = check_source(path, NOTEBOOK, &Settings::default());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].rule, Rule::MixedDeviceOp);
+    // The cells are parsed together (magics included) and positions are given per cell.
+    let source = placer_lint::analysed_source(path, NOTEBOOK);
+    let concise = placer_lint::render::concise(path, &source, &found);
+    assert!(
+        concise.starts_with("devices.ipynb:cell 3:3:5: error[P501/mixed-device-op]"),
+        "{concise}"
+    );
+    let json = placer_lint::render::json(path, &source, &found);
+    assert_eq!(
+        (json[0].cell, json[0].line, json[0].column),
+        (Some(3), 3, 5)
+    );
+}
+
+#[test]
+fn should_report_an_invalid_notebook_as_a_syntax_error() {
+    let found = check_source(
+        Path::new("broken.ipynb"),
+        "{\"cells\": [",
+        &Settings::default(),
+    );
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].rule, Rule::SyntaxError);
+}

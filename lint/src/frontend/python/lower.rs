@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
-use ruff_python_ast::{self as ast, Expr, Stmt};
+use ruff_python_ast::{self as ast, Expr, PySourceType, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use super::tables as t;
@@ -22,10 +22,37 @@ use crate::ir::{
 /// exhaust the stack); they are unknown values.
 const MAX_DEPTH: u32 = 150;
 
+/// Lowers a notebook's JSON text: its code cells, joined, are the file's source.
+pub(crate) fn lower_notebook(id: FileId, path: &Path, json: &Arc<str>) -> File {
+    match super::notebook::code_cells(json) {
+        Ok(code) => {
+            let source: Arc<str> = Arc::from(code);
+            let mut file = lower_source(id, path, &source, PySourceType::Ipynb);
+            // A notebook is a script: it chooses devices for itself.
+            file.is_binary = true;
+            file
+        }
+        Err(message) => {
+            let mut file = File::new(id, path, json.clone(), true);
+            file.syntax_error = Some((0..json.len().min(1), message));
+            file
+        }
+    }
+}
+
 /// Lowers `source` (the contents of `path`) into a [`File`].
 pub(crate) fn lower_file(id: FileId, path: &Path, source: &Arc<str>) -> File {
+    if super::is_notebook(path) {
+        return lower_notebook(id, path, source);
+    }
+    lower_source(id, path, source, PySourceType::Python)
+}
+
+fn lower_source(id: FileId, path: &Path, source: &Arc<str>, kind: PySourceType) -> File {
     let mut file = File::new(id, path, source.clone(), is_binary_path(path, source));
-    match ruff_python_parser::parse_module(source) {
+    let parsed = ruff_python_parser::parse_unchecked_source(source, kind);
+    let first_error = parsed.errors().first().cloned();
+    match first_error.map_or(Ok(parsed), Err) {
         Err(err) => {
             let span = span_of(err.location);
             let start = span.start.min(source.len());

@@ -282,7 +282,3 @@ pub(crate) fn device_string(s: &str) -> Option<(&'static str, Option<u32>)> {
         }
     }
 }
-
-/// Substrings of which at least one occurs in every Python file that can produce an event a rule
-/// reads.
-pub(crate) const ANCHORS: &[&str] = &["torch", "cuda", ".to(", "device", "forward", "DataLoader"];
