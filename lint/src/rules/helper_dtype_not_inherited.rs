@@ -75,7 +75,8 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
         }
         let mut seen = HashSet::new();
         for event in &func.events {
-            // Arithmetic only: passing a mask to a function or a module is not combining it.
+            // Arithmetic only: passing a mask to a function or a module is not combining it, and
+            // an in-place `a *= b` keeps `a`'s dtype.
             let EventKind::Op { operands, name } = &event.kind else {
                 continue;
             };

@@ -168,6 +168,8 @@ struct FnState {
 struct ClassInfo {
     bases: Vec<String>,
     methods: HashSet<String>,
+    /// Attributes `__init__` sets to a newly built object (`self.proj = nn.Linear(..)`).
+    submodules: HashSet<String>,
 }
 
 struct Lowerer<'a> {
@@ -274,8 +276,22 @@ impl<'a> Lowerer<'a> {
                             _ => None,
                         })
                         .collect();
-                    self.classes
-                        .push((c.name.id.to_string(), ClassInfo { bases, methods }));
+                    let mut submodules = HashSet::new();
+                    for s in &c.body {
+                        if let Stmt::FunctionDef(f) = s {
+                            if f.name.id.as_str() == "__init__" {
+                                collect_submodules(&f.body, &mut submodules);
+                            }
+                        }
+                    }
+                    self.classes.push((
+                        c.name.id.to_string(),
+                        ClassInfo {
+                            bases,
+                            methods,
+                            submodules,
+                        },
+                    ));
                     self.collect_classes(&c.body);
                 }
                 Stmt::If(s) => {
@@ -477,8 +493,24 @@ impl<'a> Lowerer<'a> {
             Stmt::Assign(a) => {
                 let value = self.eval(&a.value);
                 self.note_accelerator_literal(&a.value);
+                let parameter = matches!(&*a.value, Expr::Call(c)
+                if self.qualified(&c.func).is_some_and(|q| {
+                    q.ends_with("nn.Parameter") || q.ends_with("nn.Buffer")
+                }));
                 for target in &a.targets {
-                    self.assign_to(target, &value);
+                    match target {
+                        Expr::Attribute(at) if parameter && is_self(&at.value) => {
+                            self.emit(
+                                EventKind::SetAttr {
+                                    attr: at.attr.id.to_string(),
+                                    value: value.v.clone(),
+                                    registered: true,
+                                },
+                                span_of(at.range),
+                            );
+                        }
+                        _ => self.assign_to(target, &value),
+                    }
                 }
                 if let ([Expr::Name(n)], Expr::Call(c)) = (a.targets.as_slice(), &*a.value) {
                     // Remember which class built the object (`dataset = MyDataset(..)`).
@@ -500,7 +532,8 @@ impl<'a> Lowerer<'a> {
                 let span = span_of(a.range);
                 let lhs = self.eval(&a.target);
                 let rhs = self.eval(&a.value);
-                let v = self.binary(&lhs.v, &rhs.v, arith_name(a.op), span);
+                let op = format!("{}=", arith_name(a.op));
+                let v = self.binary(&lhs.v, &rhs.v, &op, span);
                 self.assign_to(&a.target, &Val::new(v));
             }
             Stmt::Expr(e) => {
@@ -677,6 +710,13 @@ impl<'a> Lowerer<'a> {
         for (i, target) in targets.iter().enumerate() {
             let part = if same_len {
                 value.elems[i].clone()
+            } else if value.v.is_tensorish() && self.built_from_values(&value.v) {
+                // `a, b = torch.tensor([n, m])`: the parts of a tensor built from values are
+                // 0-dim scalars, which may mix with any device.
+                let mut p = Value::unknown(span_of(target.range()));
+                p.kind = value.v.kind;
+                p.reads.clone_from(&value.v.reads);
+                p
             } else if value.v.is_tensorish() || value.v.kind == ValueKind::Host {
                 value.v.clone()
             } else {
@@ -686,6 +726,20 @@ impl<'a> Lowerer<'a> {
             };
             self.assign_to(target, &Val::new(part));
         }
+    }
+
+    /// Whether a tensor was built by `torch.tensor([..])` from host values (in this function).
+    fn built_from_values(&self, v: &Value) -> bool {
+        let Some(origin) = v.origin.as_ref().filter(|o| !o.is_transfer) else {
+            return false;
+        };
+        self.stack.last().is_some_and(|st| {
+            st.func.events.iter().any(|e| {
+                e.span == origin.span
+                    && matches!(&e.kind, EventKind::Create { factory, .. }
+                        if factory == "tensor" || factory == "as_tensor")
+            })
+        })
     }
 
     fn in_method(&self) -> bool {
@@ -1052,13 +1106,16 @@ impl<'a> Lowerer<'a> {
 
     fn binary(&mut self, lhs: &Value, rhs: &Value, op: &str, span: Span) -> Value {
         let reads = Self::reads_of(&[lhs, rhs]);
-        if let (ValueKind::Timer(start), "-") = (rhs.kind, op) {
+        if let (ValueKind::Timer(start), "-" | "-=") = (rhs.kind, op) {
             self.emit(EventKind::TimerRead { start }, span.clone());
         }
         if lhs.is_tensorish() && rhs.is_tensorish() {
             self.maybe_op(op, vec![lhs.clone(), rhs.clone()], span.clone());
         } else if let Some(read) = lhs.host_read.clone().or_else(|| rhs.host_read.clone()) {
-            if (lhs.kind == ValueKind::Host || rhs.kind == ValueKind::Host) && op != "%" {
+            if (lhs.kind == ValueKind::Host || rhs.kind == ValueKind::Host)
+                && op != "%"
+                && op != "%="
+            {
                 self.emit(EventKind::HostArith { read }, span.clone());
             }
         } else if lhs.is_tensor() || rhs.is_tensor() {
@@ -1655,13 +1712,19 @@ impl<'a> Lowerer<'a> {
                     return Val::new(self.local_call(target, arg_tensors, span, reads));
                 }
             }
-            if matches!(
-                name,
-                "to" | "cuda" | "cpu" | "eval" | "train" | "parameters"
-            ) {
-                return Val::new(Value::unknown(span));
+            let submodule = self
+                .stack
+                .last()
+                .and_then(|s| s.func.meta.self_type.as_deref())
+                .and_then(|c| self.class(c))
+                .is_some_and(|c| c.submodules.contains(name));
+            if submodule {
+                return Val::new(self.module_output(arg_tensors, span, reads));
             }
-            return Val::new(self.module_output(arg_tensors, span, reads));
+            // A method inherited from a base class: what it does is not known here.
+            let mut v = Value::unknown(span);
+            v.reads = reads;
+            return Val::new(v);
         }
         let recv = self.eval(&a.value);
         let kw = |n: &str| {
@@ -1881,6 +1944,40 @@ impl<'a> Lowerer<'a> {
         let mut v = Value::unknown(span);
         v.reads = reads;
         Val::new(v)
+    }
+}
+
+/// The attributes a constructor body sets to a newly built object: `self.x = Name(..)` or
+/// `self.x = nn.Name(..)` (a class, by its capitalised name).
+fn collect_submodules(body: &[Stmt], out: &mut HashSet<String>) {
+    for stmt in body {
+        match stmt {
+            Stmt::Assign(a) => {
+                let Expr::Call(c) = &*a.value else { continue };
+                let class = match &*c.func {
+                    Expr::Name(n) => n.id.as_str(),
+                    Expr::Attribute(at) => at.attr.id.as_str(),
+                    _ => continue,
+                };
+                if !class.chars().next().is_some_and(char::is_uppercase) {
+                    continue;
+                }
+                for target in &a.targets {
+                    if let Expr::Attribute(at) = target {
+                        if is_self(&at.value) {
+                            out.insert(at.attr.id.to_string());
+                        }
+                    }
+                }
+            }
+            Stmt::If(i) => {
+                collect_submodules(&i.body, out);
+                for clause in &i.elif_else_clauses {
+                    collect_submodules(&clause.body, out);
+                }
+            }
+            _ => {}
+        }
     }
 }
 
