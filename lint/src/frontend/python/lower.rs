@@ -170,6 +170,9 @@ struct ClassInfo {
     methods: HashSet<String>,
     /// Attributes `__init__` sets to a newly built object (`self.proj = nn.Linear(..)`).
     submodules: HashSet<String>,
+    /// Attributes `__init__` sets to what may be a tensor: a `torch` call or a parameter
+    /// annotated as a tensor.
+    tensor_attrs: HashSet<String>,
 }
 
 struct Lowerer<'a> {
@@ -277,10 +280,27 @@ impl<'a> Lowerer<'a> {
                         })
                         .collect();
                     let mut submodules = HashSet::new();
+                    let mut tensor_attrs = HashSet::new();
                     for s in &c.body {
                         if let Stmt::FunctionDef(f) = s {
                             if f.name.id.as_str() == "__init__" {
                                 collect_submodules(&f.body, &mut submodules);
+                                let tensor_params: HashSet<&str> = f
+                                    .parameters
+                                    .iter_non_variadic_params()
+                                    .filter(|p| {
+                                        p.parameter
+                                            .annotation
+                                            .as_deref()
+                                            .is_some_and(|a| self.src_of(a).contains("Tensor"))
+                                    })
+                                    .map(|p| p.parameter.name.id.as_str())
+                                    .collect();
+                                self.collect_tensor_attrs(
+                                    &f.body,
+                                    &tensor_params,
+                                    &mut tensor_attrs,
+                                );
                             }
                         }
                     }
@@ -290,6 +310,7 @@ impl<'a> Lowerer<'a> {
                             bases,
                             methods,
                             submodules,
+                            tensor_attrs,
                         },
                     ));
                     self.collect_classes(&c.body);
@@ -301,6 +322,43 @@ impl<'a> Lowerer<'a> {
                     }
                 }
                 Stmt::Try(s) => self.collect_classes(&s.body),
+                _ => {}
+            }
+        }
+    }
+
+    /// The attributes a constructor body sets to a `torch` call or to a tensor parameter, and
+    /// those it registers (`self.register_buffer("name", ..)`).
+    fn collect_tensor_attrs(
+        &self,
+        body: &[Stmt],
+        tensor_params: &HashSet<&str>,
+        out: &mut HashSet<String>,
+    ) {
+        for stmt in body {
+            match stmt {
+                Stmt::Assign(a) => {
+                    let tensorish = match &*a.value {
+                        Expr::Name(n) => tensor_params.contains(n.id.as_str()),
+                        other => self.src_of(other).contains("torch"),
+                    };
+                    if !tensorish {
+                        continue;
+                    }
+                    for target in &a.targets {
+                        if let Expr::Attribute(at) = target {
+                            if is_self(&at.value) {
+                                out.insert(at.attr.id.to_string());
+                            }
+                        }
+                    }
+                }
+                Stmt::If(i) => {
+                    self.collect_tensor_attrs(&i.body, tensor_params, out);
+                    for clause in &i.elif_else_clauses {
+                        self.collect_tensor_attrs(&clause.body, tensor_params, out);
+                    }
+                }
                 _ => {}
             }
         }
@@ -687,7 +745,11 @@ impl<'a> Lowerer<'a> {
             Expr::Tuple(tu) => self.assign_parts(&tu.elts, value),
             Expr::List(l) => self.assign_parts(&l.elts, value),
             Expr::Starred(s) => self.assign_to(&s.value, value),
-            Expr::Attribute(a) if is_self(&a.value) && self.in_method() => {
+            Expr::Attribute(a)
+                if is_self(&a.value)
+                    && self.in_method()
+                    && (value.v.is_tensorish() || self.is_tensor_attr(a.attr.id.as_str())) =>
+            {
                 self.emit(
                     EventKind::SetAttr {
                         attr: a.attr.id.to_string(),
@@ -740,6 +802,15 @@ impl<'a> Lowerer<'a> {
                         if factory == "tensor" || factory == "as_tensor")
             })
         })
+    }
+
+    /// Whether `self.attr` may hold a tensor that `__init__` stored (see `collect_tensor_attrs`).
+    fn is_tensor_attr(&self, attr: &str) -> bool {
+        self.stack
+            .last()
+            .and_then(|s| s.func.meta.self_type.as_deref())
+            .and_then(|c| self.class(c))
+            .is_some_and(|c| c.tensor_attrs.contains(attr))
     }
 
     fn in_method(&self) -> bool {
@@ -1021,12 +1092,14 @@ impl<'a> Lowerer<'a> {
     fn eval_attribute(&mut self, a: &ast::ExprAttribute, span: Span) -> Val {
         let attr = a.attr.id.as_str();
         if is_self(&a.value) && self.in_method() {
-            self.emit(
-                EventKind::GetAttr {
-                    attr: attr.to_string(),
-                },
-                span.clone(),
-            );
+            if self.is_tensor_attr(attr) {
+                self.emit(
+                    EventKind::GetAttr {
+                        attr: attr.to_string(),
+                    },
+                    span.clone(),
+                );
+            }
             let mut v = Value::unknown(span);
             if t::is_device_name(attr) {
                 v.kind = ValueKind::Device;
@@ -1225,6 +1298,11 @@ impl<'a> Lowerer<'a> {
         if name.chars().next().is_some_and(char::is_uppercase) {
             return Val::new(self.new_instance(name, &kwargs, span, reads));
         }
+        if t::is_builtin(name) {
+            let mut v = Value::unknown(span);
+            v.reads = reads;
+            return Val::new(v);
+        }
         Val::new(self.local_call(
             CallTarget::Free {
                 name: name.to_string(),
@@ -1298,13 +1376,16 @@ impl<'a> Lowerer<'a> {
             .filter(|(k, v)| k.is_some() && v.v.is_tensorish())
             .map(|(k, v)| (k.unwrap_or_default().to_string(), v.v.clone()))
             .collect();
-        self.emit(
-            EventKind::ModuleNew {
-                class: class.to_string(),
-                tensor_args,
-            },
-            span.clone(),
-        );
+        // Only a module given tensors can hold one the model's move leaves behind.
+        if !tensor_args.is_empty() {
+            self.emit(
+                EventKind::ModuleNew {
+                    class: class.to_string(),
+                    tensor_args,
+                },
+                span.clone(),
+            );
+        }
         let mut v = Value::unknown(span.clone());
         v.kind = ValueKind::Module;
         v.device = Device::Cpu;
