@@ -97,10 +97,10 @@ pub enum ValueKind {
     Host,
     /// An `Instant` taken for timing; the payload is the index of its [`EventKind::TimerStart`].
     Timer(u32),
-    /// A PyTorch module instance (`nn.Linear(..)`, a model class): built on the host, moved in
+    /// A `torch.nn.Module` instance (`nn.Linear(..)`, a model class): built on the host, moved in
     /// place by `.to(..)` / `.cuda()`. Its device is where its parameters are.
     Module,
-    /// A PyTorch `DataLoader`: its device and origin are those of the batches it yields.
+    /// A `torch.utils.data.DataLoader`: its device and origin are those of the batches it yields.
     Loader,
     /// Anything else.
     Other,

@@ -4,14 +4,14 @@ use std::path::Path;
 
 use placer_lint::{check_source, Rule, Settings};
 
-const TIMESTAMPS: &str = r#"
+const TIMESTAMPS: &str = r"
 def decode(token_ids, timestamp_begin):
     offsets = []
     for sliced_tokens in token_ids:
         start = sliced_tokens[0].item() - timestamp_begin
         offsets.append(start)
     return offsets
-"#;
+";
 
 #[test]
 fn should_not_report_host_reads_in_host_only_files() {

@@ -39,7 +39,7 @@ declare_rule! {
     ///
     /// ## References
     /// - `../shared/RULES.md`, P204
-    /// - `../shared/reference/pytorch-devices-chapter.txt`, "DataLoader and Device Transfer"
+    /// - `../shared/reference/pytorch-devices-chapter.txt`, "`DataLoader` and Device Transfer"
     pub(crate) struct DataloaderWithoutPinMemory;
 }
 

@@ -8,8 +8,8 @@ declare_rule! {
     /// Checks for `.numpy()` on a tensor known to be on an accelerator, with no `.cpu()` before it.
     ///
     /// ## Why is this bad?
-    /// NumPy arrays live in host memory: PyTorch raises "can't convert cuda:0 device type tensor
-    /// to numpy. Use Tensor.cpu() to copy the tensor to host memory first".
+    /// `numpy` arrays live in host memory: `PyTorch` raises "can't convert cuda:0 device type
+    /// tensor to numpy. Use `Tensor.cpu()` to copy the tensor to host memory first".
     ///
     /// ## Example
     /// ```python
@@ -33,7 +33,7 @@ declare_rule! {
     ///
     /// ## References
     /// - `../shared/RULES.md`, P206
-    /// - `../shared/reference/pytorch-devices-chapter.txt`, "NumPy Conversion"
+    /// - `../shared/reference/pytorch-devices-chapter.txt`, "`NumPy` Conversion"
     pub(crate) struct HostReadOfDeviceTensor {
         tensor: String,
         device: String,

@@ -32,7 +32,7 @@ declare_rule! {
     ///
     /// ## References
     /// - `../shared/RULES.md`, P203
-    /// - `../shared/reference/pytorch-devices-chapter.txt`, "DataLoader and Device Transfer"
+    /// - `../shared/reference/pytorch-devices-chapter.txt`, "`DataLoader` and Device Transfer"
     pub(crate) struct NonBlockingWithoutPinnedMemory {
         tensor: String,
     }

@@ -220,14 +220,11 @@ impl<'a> Lowerer<'a> {
                 Stmt::Import(i) => {
                     for alias in &i.names {
                         let full = alias.name.id.as_str();
-                        match &alias.asname {
-                            Some(local) => {
-                                self.aliases.insert(local.id.to_string(), full.to_string());
-                            }
-                            None => {
-                                let root = full.split('.').next().unwrap_or(full);
-                                self.aliases.insert(root.to_string(), root.to_string());
-                            }
+                        if let Some(local) = &alias.asname {
+                            self.aliases.insert(local.id.to_string(), full.to_string());
+                        } else {
+                            let root = full.split('.').next().unwrap_or(full);
+                            self.aliases.insert(root.to_string(), root.to_string());
                         }
                     }
                 }
@@ -594,11 +591,9 @@ impl<'a> Lowerer<'a> {
                 let v = self.binary(&lhs.v, &rhs.v, &op, span);
                 self.assign_to(&a.target, &Val::new(v));
             }
-            Stmt::Expr(e) => {
-                // A docstring or a bare string is not code.
-                if !matches!(&*e.value, Expr::StringLiteral(_)) {
-                    self.eval(&e.value);
-                }
+            // A docstring or a bare string is not code.
+            Stmt::Expr(e) if !matches!(&*e.value, Expr::StringLiteral(_)) => {
+                self.eval(&e.value);
             }
             Stmt::Return(r) => {
                 self.st().exits += 1;

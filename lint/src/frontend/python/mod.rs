@@ -1,4 +1,4 @@
-//! The Python frontend: `ruff_python_parser` parsing and lowering, with the PyTorch table it reads.
+//! The Python frontend: `ruff_python_parser` parsing and lowering, with the `torch` table it reads.
 
 mod lower;
 pub(crate) mod notebook;

@@ -1,4 +1,4 @@
-//! What placer knows about PyTorch, as data. Names are qualified after import aliases are resolved
+//! What placer knows about `torch`, as data. Names are qualified after import aliases are resolved
 //! (`import torch as th`, `from torch import nn, zeros`): `zeros` below means `torch.zeros`.
 //! The lowering in `lower.rs` reads only these tables.
 
