@@ -111,7 +111,15 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                         if a == attr && (*registered || !value.is_tensorish()))
                 })
             });
-            if registered {
+            // ...or that another method manages itself (a placeholder replaced in `forward`)...
+            let replaced = methods.iter().any(|&i| {
+                let f = &file.functions[i];
+                f.meta.name != "__init__"
+                    && f.events
+                        .iter()
+                        .any(|e| matches!(&e.kind, EventKind::SetAttr { attr: a, .. } if a == attr))
+            });
+            if registered || replaced {
                 continue;
             }
             // ...and a forward path reads as it is (not moved on the spot).

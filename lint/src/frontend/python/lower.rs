@@ -64,6 +64,10 @@ fn lower_source(id: FileId, path: &Path, source: &Arc<str>, kind: PySourceType) 
             let mut lowerer = Lowerer::new(id, source, is_test_path(path));
             lowerer.host_only = is_host_only_path(path);
             lowerer.collect_imports(&module.body);
+            lowerer.uses_torch = lowerer
+                .aliases
+                .values()
+                .any(|q| q == "torch" || q.starts_with("torch."));
             lowerer.collect_classes(&module.body);
             lowerer.begin_function(FunctionMeta {
                 is_test: lowerer.path_is_test,
@@ -182,6 +186,8 @@ struct Lowerer<'a> {
     /// Host-side code by its file name (tokenizers, image processors, conversion scripts): its
     /// host reads do not wait for a device.
     host_only: bool,
+    /// The file imports `torch`.
+    uses_torch: bool,
     /// Local name -> qualified name (`th` -> `torch`, `zeros` -> `torch.zeros`).
     aliases: HashMap<String, String>,
     /// Classes of this file, by name, in definition order.
@@ -199,6 +205,7 @@ impl<'a> Lowerer<'a> {
             src,
             path_is_test,
             host_only: false,
+            uses_torch: false,
             aliases: HashMap::new(),
             classes: Vec::new(),
             class_stack: Vec::new(),
@@ -324,8 +331,7 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// The attributes a constructor body sets to a `torch` call or to a tensor parameter, and
-    /// those it registers (`self.register_buffer("name", ..)`).
+    /// The attributes a constructor body sets to a `torch` call or to a tensor parameter.
     fn collect_tensor_attrs(
         &self,
         body: &[Stmt],
@@ -333,30 +339,29 @@ impl<'a> Lowerer<'a> {
         out: &mut HashSet<String>,
     ) {
         for stmt in body {
-            match stmt {
-                Stmt::Assign(a) => {
-                    let tensorish = match &*a.value {
-                        Expr::Name(n) => tensor_params.contains(n.id.as_str()),
-                        other => self.src_of(other).contains("torch"),
-                    };
-                    if !tensorish {
-                        continue;
-                    }
-                    for target in &a.targets {
-                        if let Expr::Attribute(at) = target {
-                            if is_self(&at.value) {
-                                out.insert(at.attr.id.to_string());
-                            }
-                        }
+            if let Stmt::If(i) = stmt {
+                self.collect_tensor_attrs(&i.body, tensor_params, out);
+                for clause in &i.elif_else_clauses {
+                    self.collect_tensor_attrs(&clause.body, tensor_params, out);
+                }
+                continue;
+            }
+            let Some((targets, value)) = assignment(stmt) else {
+                continue;
+            };
+            let tensorish = match value {
+                Expr::Name(n) => tensor_params.contains(n.id.as_str()),
+                other => self.src_of(other).contains("torch"),
+            };
+            if !tensorish {
+                continue;
+            }
+            for target in targets {
+                if let Expr::Attribute(at) = target {
+                    if is_self(&at.value) {
+                        out.insert(at.attr.id.to_string());
                     }
                 }
-                Stmt::If(i) => {
-                    self.collect_tensor_attrs(&i.body, tensor_params, out);
-                    for clause in &i.elif_else_clauses {
-                        self.collect_tensor_attrs(&clause.body, tensor_params, out);
-                    }
-                }
-                _ => {}
             }
         }
     }
@@ -513,6 +518,10 @@ impl<'a> Lowerer<'a> {
             }
             let annotation = p.parameter.annotation.as_deref().map(|a| self.src_of(a));
             (value.kind, value.device) = param_kind(pname, annotation, p.default.as_deref());
+            if value.kind == ValueKind::MaybeTensor && !self.uses_torch {
+                // In a file that never imports torch, an unannotated parameter is host data.
+                (value.kind, value.device) = (ValueKind::Other, Device::Unknown);
+            }
             self.bind(pname, value);
         }
         for p in params.vararg.iter().chain(&params.kwarg) {
@@ -579,6 +588,7 @@ impl<'a> Lowerer<'a> {
             }
             Stmt::AnnAssign(a) => {
                 if let Some(v) = &a.value {
+                    // `self.x: torch.Tensor = torch.zeros(..)` is an assignment like any other.
                     let value = self.eval(v);
                     self.assign_to(&a.target, &value);
                 }
@@ -1166,6 +1176,13 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Whether running a module on these values is device work: one is known to be a tensor, or,
+    /// in a file that imports `torch`, may be one (`model(x)` with `x` a parameter).
+    fn is_device_work(&self, values: &[Value]) -> bool {
+        values.iter().any(Value::is_tensor)
+            || self.uses_torch && values.iter().any(Value::is_tensorish)
+    }
+
     fn device_work(&mut self, span: Span) {
         if self.st().timer_live {
             self.emit(EventKind::DeviceWork, span);
@@ -1336,7 +1353,9 @@ impl<'a> Lowerer<'a> {
 
     /// What running a module gives: a tensor where its first input is.
     fn module_output(&mut self, arg_tensors: Vec<Value>, span: Span, reads: Reads) -> Value {
-        self.device_work(span.clone());
+        if self.is_device_work(&arg_tensors) {
+            self.device_work(span.clone());
+        }
         let first = arg_tensors.first().cloned();
         if arg_tensors.len() >= 2 {
             self.emit(
@@ -2020,6 +2039,15 @@ impl<'a> Lowerer<'a> {
         let mut v = Value::unknown(span);
         v.reads = reads;
         Val::new(v)
+    }
+}
+
+/// The targets and the value of an assignment (`a = b`, `a: T = b`).
+fn assignment(stmt: &Stmt) -> Option<(&[Expr], &Expr)> {
+    match stmt {
+        Stmt::Assign(a) => Some((&a.targets, &a.value)),
+        Stmt::AnnAssign(a) => Some((std::slice::from_ref(&*a.target), a.value.as_deref()?)),
+        _ => None,
     }
 }
 
