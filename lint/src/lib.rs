@@ -122,8 +122,8 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// Lists the `.rs`, `.py`, `.pyi` and `.ipynb` files under `paths`, honouring `.gitignore`, sorted. A path naming a file is
-/// taken whatever its extension.
+/// Lists the `.rs`, `.py`, `.pyi` and `.ipynb` files under `paths`, honouring `.gitignore`,
+/// sorted. A path naming a file is taken whatever its extension.
 ///
 /// # Errors
 /// [`Error::PathNotFound`] if a path does not exist.
@@ -145,7 +145,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
             let p = entry.path();
             if entry.file_type().is_some_and(|t| t.is_file())
                 && p.extension()
-                    .is_some_and(|e| e == "rs" || e == "py" || e == "pyi")
+                    .is_some_and(|e| e == "rs" || e == "py" || e == "pyi" || e == "ipynb")
             {
                 out.push(p.to_path_buf());
             }
@@ -275,7 +275,7 @@ fn needing_full_lowering(program: &checker::Program<'_>, files: &[ir::File]) -> 
         .collect()
 }
 
-/// Checks every `.rs` file under `paths`: files are read, parsed and lowered in parallel, then the
+/// Checks every `.rs`, `.py`, `.pyi` and `.ipynb` file under `paths`: files are read, parsed and lowered in parallel, then the
 /// rules run per file in parallel. Output is sorted by path, line and column.
 ///
 /// # Errors
@@ -347,7 +347,8 @@ fn largest_first(paths: &[PathBuf]) -> Vec<usize> {
     order.into_iter().map(|(i, _)| i).collect()
 }
 
-/// Reads and parses every `.rs` file under `paths` in parallel without lowering or checking
+/// Reads and parses every file under `paths` (`syn` for Rust, ruff's parser for Python) in
+/// parallel without lowering or checking
 /// (the baseline the analysis is benchmarked against). Returns the number of files that parsed.
 ///
 /// # Errors
@@ -359,6 +360,10 @@ pub fn parse_only(paths: &[PathBuf]) -> Result<usize, Error> {
         .with_max_len(1)
         .filter(|&&i| {
             let (source, _) = read(&found[i]);
+            if frontend::python::is_python(&found[i]) {
+                let code = analysed_source(&found[i], &source);
+                return ruff_python_parser::parse_module(&code).is_ok();
+            }
             let parsed = syn::parse_file(&source).is_ok();
             proc_macro2::extra::invalidate_current_thread_spans();
             parsed

@@ -78,3 +78,44 @@ fn should_report_an_invalid_notebook_as_a_syntax_error() {
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].rule, Rule::SyntaxError);
 }
+
+#[test]
+fn should_follow_module_classes_across_files_and_find_notebooks() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-tree");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("pkg")).expect("temp dir");
+    // `Block` is an `nn.Module` only through `Base`, defined in another file.
+    std::fs::write(
+        dir.join("pkg/base.py"),
+        "import torch.nn as nn\n\nclass Base(nn.Module):\n    pass\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("pkg/block.py"),
+        "import torch\nfrom .base import Base\n\nclass Block(Base):\n    def forward(self, x):\n        mask = torch.ones(x.shape[-1])\n        return x * mask\n",
+    )
+    .expect("write");
+    std::fs::write(dir.join("devices.ipynb"), NOTEBOOK).expect("write");
+    std::fs::write(dir.join("README.md"), "not checked\n").expect("write");
+    let report = placer_lint::check_paths(&[dir.clone()], &Settings::default()).expect("check");
+    assert_eq!(report.files_checked, 3, "two .py files and a notebook");
+    let found: Vec<(String, Rule)> = report
+        .diagnostics()
+        .map(|(f, d)| {
+            let name = f
+                .path
+                .strip_prefix(&dir)
+                .expect("in dir")
+                .display()
+                .to_string();
+            (name, d.rule)
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            ("devices.ipynb".to_string(), Rule::MixedDeviceOp),
+            ("pkg/block.py".to_string(), Rule::TensorOnDefaultDevice),
+        ]
+    );
+}
