@@ -97,7 +97,8 @@ fn should_follow_module_classes_across_files_and_find_notebooks() {
     .expect("write");
     std::fs::write(dir.join("devices.ipynb"), NOTEBOOK).expect("write");
     std::fs::write(dir.join("README.md"), "not checked\n").expect("write");
-    let report = placer_lint::check_paths(&[dir.clone()], &Settings::default()).expect("check");
+    let report =
+        placer_lint::check_paths(std::slice::from_ref(&dir), &Settings::default()).expect("check");
     assert_eq!(report.files_checked, 3, "two .py files and a notebook");
     let found: Vec<(String, Rule)> = report
         .diagnostics()
