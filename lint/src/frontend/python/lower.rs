@@ -5,7 +5,7 @@
 //! their class), every expression yields a [`Value`], and the placement-relevant ones emit
 //! [`Event`]s, exactly as the Rust frontend does.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -206,7 +206,7 @@ impl<'a> Lowerer<'a> {
             path_is_test,
             host_only: false,
             uses_torch: false,
-            aliases: HashMap::new(),
+            aliases: HashMap::default(),
             classes: Vec::new(),
             class_stack: Vec::new(),
             stack: Vec::new(),
@@ -283,8 +283,8 @@ impl<'a> Lowerer<'a> {
                             _ => None,
                         })
                         .collect();
-                    let mut submodules = HashSet::new();
-                    let mut tensor_attrs = HashSet::new();
+                    let mut submodules = HashSet::default();
+                    let mut tensor_attrs = HashSet::default();
                     for s in &c.body {
                         if let Stmt::FunctionDef(f) = s {
                             if f.name.id.as_str() == "__init__" {
@@ -434,9 +434,9 @@ impl<'a> Lowerer<'a> {
                 meta,
                 ..Function::default()
             },
-            names: HashMap::new(),
+            names: HashMap::default(),
             env: Vec::new(),
-            instance_of: HashMap::new(),
+            instance_of: HashMap::default(),
             loop_stack: Vec::new(),
             log_depth: 0,
             periodic_depth: 0,
