@@ -120,3 +120,12 @@ fn should_follow_module_classes_across_files_and_find_notebooks() {
         ]
     );
 }
+
+#[test]
+fn should_not_overflow_the_stack_on_deeply_nested_expressions() {
+    // A generated sum of 100 000 terms is a left-nested tree 100 000 levels deep: dropping it
+    // recursively on a 2 MB thread stack aborted the process.
+    let source = format!("x = {}\n", vec!["1"; 100_000].join(" + "));
+    let found = check_source(Path::new("generated.py"), &source, &Settings::default());
+    assert!(found.is_empty(), "{found:?}");
+}

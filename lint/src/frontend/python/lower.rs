@@ -76,10 +76,31 @@ fn lower_source(id: FileId, path: &Path, source: &Arc<str>, kind: PySourceType) 
             lowerer.stmts(&module.body);
             lowerer.end_function();
             file.classes = lowerer.finish_classes();
+            let deep = lowerer.deep;
             file.functions = lowerer.functions;
+            if deep {
+                drop_on_a_large_stack(module);
+            }
         }
     }
     file
+}
+
+/// Drops a syntax tree with deeply nested expressions (a generated `a + b + ...` of 50 000 terms)
+/// on a thread with a large stack: dropping recurses once per level, and a worker thread's stack
+/// would overflow (the process aborts). Only the pages the recursion touches are committed.
+fn drop_on_a_large_stack(module: ast::ModModule) {
+    const STACK_BYTES: usize = 1 << 30;
+    // If no thread can be had, the closure is dropped unrun: the tree is then leaked rather
+    // than dropped on this stack.
+    let module = std::mem::ManuallyDrop::new(module);
+    let dropper = std::thread::Builder::new()
+        .name("placer-drop".to_string())
+        .stack_size(STACK_BYTES)
+        .spawn(move || drop(std::mem::ManuallyDrop::into_inner(module)));
+    if let Ok(handle) = dropper {
+        let _ = handle.join();
+    }
 }
 
 fn span_of(range: TextRange) -> Span {
@@ -188,6 +209,8 @@ struct Lowerer<'a> {
     host_only: bool,
     /// The file imports `torch`.
     uses_torch: bool,
+    /// Some expression is nested deeper than [`MAX_DEPTH`].
+    deep: bool,
     /// Local name -> qualified name (`th` -> `torch`, `zeros` -> `torch.zeros`).
     aliases: HashMap<String, String>,
     /// Classes of this file, by name, in definition order.
@@ -206,6 +229,7 @@ impl<'a> Lowerer<'a> {
             path_is_test,
             host_only: false,
             uses_torch: false,
+            deep: false,
             aliases: HashMap::default(),
             classes: Vec::new(),
             class_stack: Vec::new(),
@@ -865,6 +889,7 @@ impl<'a> Lowerer<'a> {
 
     fn eval(&mut self, expr: &Expr) -> Val {
         if self.depth > MAX_DEPTH {
+            self.deep = true;
             return Val::new(Value::unknown(span_of(expr.range())));
         }
         self.depth += 1;
