@@ -200,6 +200,8 @@ struct ClassInfo {
     tensor_attrs: HashSet<String>,
 }
 
+// Independent facts about the file, each read in a different place: not a state machine.
+#[allow(clippy::struct_excessive_bools)]
 struct Lowerer<'a> {
     file: FileId,
     src: &'a str,
