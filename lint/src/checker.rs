@@ -52,6 +52,8 @@ pub(crate) struct Program<'a> {
     free: HashMap<&'a str, Vec<FnRef>>,
     forward: HashSet<FnRef>,
     summaries: HashMap<FnRef, Summary>,
+    /// Python classes that are `nn.Module`s, through the class hierarchy of the whole tree.
+    module_classes: HashSet<&'a str>,
 }
 
 impl<'a> Program<'a> {
@@ -77,6 +79,7 @@ impl<'a> Program<'a> {
             free,
             forward: HashSet::new(),
             summaries: HashMap::new(),
+            module_classes: module_classes(files),
         };
         program.compute_forward();
         program.compute_summaries();
@@ -117,7 +120,12 @@ impl<'a> Program<'a> {
         let mut work: Vec<FnRef> = Vec::new();
         for file in self.files {
             for (i, f) in file.functions.iter().enumerate() {
-                if f.meta.is_forward_entry && !f.meta.is_test {
+                let module_forward = f.meta.name == "forward"
+                    && f.meta
+                        .self_type
+                        .as_deref()
+                        .is_some_and(|c| self.is_module_class(c));
+                if (f.meta.is_forward_entry || module_forward) && !f.meta.is_test {
                     work.push((file.id, u32::try_from(i).unwrap_or(u32::MAX)));
                 }
             }
@@ -262,10 +270,45 @@ impl<'a> Program<'a> {
             .collect()
     }
 
+    /// Whether a Python class of the tree is an `nn.Module` (directly or through its bases).
+    pub(crate) fn is_module_class(&self, name: &str) -> bool {
+        self.module_classes.contains(name)
+    }
+
+    /// Whether a Python class of the tree moves its data to an accelerator when built or indexed.
+    pub(crate) fn class_moves_to_device(&self, name: &str) -> bool {
+        self.files
+            .iter()
+            .flat_map(|f| &f.classes)
+            .any(|c| c.name == name && c.moves_to_device)
+    }
+
     /// Whether a function is on a forward path.
     pub(crate) fn is_forward(&self, file: FileId, func: usize) -> bool {
         self.forward
             .contains(&(file, u32::try_from(func).unwrap_or(u32::MAX)))
+    }
+}
+
+/// The Python classes of the tree that derive from `torch.nn.Module`, directly (`nn.Module`, any
+/// `torch.nn` class) or through other classes of the tree, by name.
+fn module_classes(files: &[File]) -> HashSet<&str> {
+    let classes: Vec<&crate::ir::Class> = files.iter().flat_map(|f| &f.classes).collect();
+    let mut modules: HashSet<&str> = HashSet::new();
+    loop {
+        let before = modules.len();
+        for class in &classes {
+            let is_module = class.bases.iter().any(|b| {
+                let last = b.rsplit('.').next().unwrap_or(b);
+                b.starts_with("torch.nn.") || last == "Module" || modules.contains(last)
+            });
+            if is_module {
+                modules.insert(class.name.as_str());
+            }
+        }
+        if modules.len() == before {
+            return modules;
+        }
     }
 }
 
@@ -318,6 +361,11 @@ impl<'a> Checker<'a> {
     /// The device of a value, calls resolved.
     pub(crate) fn resolve(&self, value: &Value) -> (Device, Option<Arc<Origin>>) {
         self.program.resolve(value, self.file.id)
+    }
+
+    /// Whether the current file is Python (for the wording of help texts).
+    pub(crate) fn is_python(&self) -> bool {
+        crate::frontend::python::is_python(&self.file.path)
     }
 
     /// The source text of a span of the current file, shortened, for messages.

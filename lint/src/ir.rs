@@ -97,6 +97,11 @@ pub enum ValueKind {
     Host,
     /// An `Instant` taken for timing; the payload is the index of its [`EventKind::TimerStart`].
     Timer(u32),
+    /// A `torch.nn.Module` instance (`nn.Linear(..)`, a model class): built on the host, moved in
+    /// place by `.to(..)` / `.cuda()`. Its device is where its parameters are.
+    Module,
+    /// A `torch.utils.data.DataLoader`: its device and origin are those of the batches it yields.
+    Loader,
     /// Anything else.
     Other,
 }
@@ -248,6 +253,54 @@ pub enum EventKind {
         /// The callee.
         target: CallTarget,
     },
+    /// A module instance is called on inputs (`model(x)`).
+    ModuleCall {
+        /// The module.
+        module: Value,
+        /// The tensor inputs.
+        inputs: Vec<Value>,
+    },
+    /// A module instance is built (`nn.CrossEntropyLoss(weight=w)`, `Model()`).
+    ModuleNew {
+        /// The class's name (last segment).
+        class: String,
+        /// The keyword arguments that are tensors, by keyword.
+        tensor_args: Vec<(String, Value)>,
+    },
+    /// A data loader is built (`DataLoader(dataset, pin_memory=True)`).
+    LoaderNew {
+        /// The `pin_memory=True` keyword, if given.
+        pin_memory: Option<Span>,
+        /// The class of the dataset, when it is an instance of a class of the tree.
+        dataset_class: Option<String>,
+        /// The batches it yields (device and origin).
+        batches: Value,
+    },
+    /// A copy requested as asynchronous (`non_blocking=True`); the span is the keyword.
+    NonBlocking {
+        /// The tensor copied.
+        source: Value,
+    },
+    /// `self.name = value` in a method, or `self.register_buffer("name", value)`.
+    SetAttr {
+        /// The attribute's name.
+        attr: String,
+        /// The value stored.
+        value: Value,
+        /// Registered with the module (a buffer or a parameter): `to(device)` moves it.
+        registered: bool,
+    },
+    /// `self.name` is read in a method.
+    GetAttr {
+        /// The attribute's name.
+        attr: String,
+    },
+    /// An accelerator is chosen in the code (`"cuda"`, `torch.device("cuda")`, `.cuda()`).
+    AcceleratorChoice,
+    /// The code asks whether an accelerator is there (`torch.cuda.is_available()`).
+    AvailabilityCheck,
+    /// A floating-point factory takes no `dtype` (the default dtype, not the input's).
+    DefaultDtype,
 }
 
 /// A loop (`for`, `while`, `loop`) of a function.
@@ -318,6 +371,17 @@ impl Function {
     }
 }
 
+/// A class defined in a file (Python), for resolving module hierarchies across files.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Class {
+    /// Its name.
+    pub name: String,
+    /// Its bases, as written with import aliases resolved (`torch.nn.Module`, `BertPreTrainedModel`).
+    pub bases: Vec<String>,
+    /// Its `__init__` or `__getitem__` moves data to an accelerator (a dataset of device tensors).
+    pub moves_to_device: bool,
+}
+
 /// What a file's source says about its placement, after lowering.
 #[derive(Clone, Debug)]
 pub struct File {
@@ -336,6 +400,10 @@ pub struct File {
     /// Only the call graph was lowered (functions, their calls and returned calls): the file
     /// names no tensor API, or is test code that is not checked.
     pub calls_only: bool,
+    /// The classes it defines (Python).
+    pub classes: Vec<Class>,
+    /// For a notebook: the byte offset in `source` where each code cell starts.
+    pub cells: Vec<usize>,
 }
 
 /// The source text of `span`, whitespace runs folded and cut after 48 characters, for messages.
@@ -373,6 +441,8 @@ impl File {
             syntax_error: None,
             is_binary,
             calls_only: false,
+            classes: Vec::new(),
+            cells: Vec::new(),
         }
     }
 }

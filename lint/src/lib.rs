@@ -52,7 +52,13 @@ pub use suppression::add_allow;
 
 /// Checks one file's source on its own (calls are followed within the file only).
 pub fn check_source(path: &Path, source: &str, settings: &Settings) -> Vec<Diagnostic> {
-    let file = frontend::rust::lower_file(0, path, &Arc::from(source), settings);
+    let file = if frontend::python::is_python(path) {
+        let mut file = frontend::python::lower_file(0, path, &Arc::from(source));
+        frontend::rust::mark_forward_methods(&mut file, settings);
+        file
+    } else {
+        frontend::rust::lower_file(0, path, &Arc::from(source), settings)
+    };
     let files = vec![file];
     let program = checker::Program::new(&files);
     let diagnostics = checker::Checker::new(&program, &files[0], settings).run();
@@ -70,6 +76,17 @@ fn finish(
     let mut diagnostics = suppression::apply(&file.path, &file.source, diagnostics, settings);
     sort(&mut diagnostics);
     diagnostics
+}
+
+/// The text diagnostics' spans point into: for a notebook, its code cells joined (each after a
+/// marker line naming the cell); for any other file, `source` itself.
+pub fn analysed_source(path: &Path, source: &str) -> Arc<str> {
+    if frontend::python::is_notebook(path) {
+        if let Ok(code) = frontend::python::notebook::code_cells(source) {
+            return Arc::from(code);
+        }
+    }
+    Arc::from(source)
 }
 
 /// A checked file with its findings.
@@ -125,8 +142,8 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// Lists the `.rs` files under `paths`, honouring `.gitignore`, sorted. A path naming a file is
-/// taken whatever its extension.
+/// Lists the `.rs`, `.py`, `.pyi` and `.ipynb` files under `paths`, honouring `.gitignore`,
+/// sorted. A path naming a file is taken whatever its extension.
 ///
 /// # Errors
 /// [`Error::PathNotFound`] if a path does not exist.
@@ -147,7 +164,8 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
             };
             let p = entry.path();
             if entry.file_type().is_some_and(|t| t.is_file())
-                && p.extension().is_some_and(|e| e == "rs")
+                && p.extension()
+                    .is_some_and(|e| e == "rs" || e == "py" || e == "pyi" || e == "ipynb")
             {
                 // `placer check .` reports `src/m.rs`, not `./src/m.rs`, as ruff and rustc.
                 out.push(p.strip_prefix("./").unwrap_or(p).to_path_buf());
@@ -217,6 +235,15 @@ fn lower(id: usize, path: &Path, settings: &Settings) -> ir::File {
         file.syntax_error = Some((at..end, message));
         return file;
     }
+    if frontend::python::is_python(path) {
+        let mut file = frontend::python::lower_file(id, path, &source);
+        let is_test = frontend::python::is_test_path(path) || settings.is_test_path(path);
+        if !settings.include_tests && is_test {
+            file.functions.clear();
+        }
+        frontend::rust::mark_forward_methods(&mut file, settings);
+        return file;
+    }
     let test_only = !settings.include_tests
         && (frontend::rust::is_test_path(path) || settings.is_test_path(path));
     let anchored = || {
@@ -280,7 +307,7 @@ fn needing_full_lowering(program: &checker::Program<'_>, files: &[ir::File]) -> 
         .collect()
 }
 
-/// Checks every `.rs` file under `paths`: files are read, parsed and lowered in parallel, then the
+/// Checks every `.rs`, `.py`, `.pyi` and `.ipynb` file under `paths`: files are read, parsed and lowered in parallel, then the
 /// rules run per file in parallel. Output is sorted by path, line and column.
 ///
 /// # Errors
@@ -352,7 +379,8 @@ fn largest_first(paths: &[PathBuf]) -> Vec<usize> {
     order.into_iter().map(|(i, _)| i).collect()
 }
 
-/// Reads and parses every `.rs` file under `paths` in parallel without lowering or checking
+/// Reads and parses every file under `paths` (`syn` for Rust, ruff's parser for Python) in
+/// parallel without lowering or checking
 /// (the baseline the analysis is benchmarked against). Returns the number of files that parsed.
 ///
 /// # Errors
@@ -364,6 +392,10 @@ pub fn parse_only(paths: &[PathBuf]) -> Result<usize, Error> {
         .with_max_len(1)
         .filter(|&&i| {
             let (source, _) = read(&found[i]);
+            if frontend::python::is_python(&found[i]) {
+                let code = analysed_source(&found[i], &source);
+                return ruff_python_parser::parse_module(&code).is_ok();
+            }
             let parsed = syn::parse_file(&source).is_ok();
             proc_macro2::extra::invalidate_current_thread_spans();
             parsed

@@ -113,15 +113,19 @@ pub fn full(
     out
 }
 
-/// One line per finding: `path:line:col: warning[P103/create-then-transfer]: message`.
+/// One line per finding: `path:line:col: warning[P103/create-then-transfer]: message`; in a
+/// notebook `path:cell 3:line:col`.
 pub fn concise(path: &Path, source: &str, diagnostics: &[Diagnostic]) -> String {
     let index = LineIndex::new(source);
+    let cells = Cells::new(path, source);
     let mut out = String::new();
     for d in diagnostics {
         let (line, col) = index.line_col(source, d.span.start);
+        let (cell, line) = cells.locate(line);
+        let cell = cell.map(|c| format!("cell {c}:")).unwrap_or_default();
         let _ = writeln!(
             out,
-            "{}:{line}:{col}: {}[{}]: {}",
+            "{}:{cell}{line}:{col}: {}[{}]: {}",
             path.display(),
             d.severity().as_str(),
             qualified_code(d),
@@ -129,6 +133,36 @@ pub fn concise(path: &Path, source: &str, diagnostics: &[Diagnostic]) -> String 
         );
     }
     out
+}
+
+/// The cells of a notebook's joined source: the line of each cell's marker, and its index.
+struct Cells(Vec<(usize, usize)>);
+
+impl Cells {
+    fn new(path: &Path, source: &str) -> Self {
+        if path.extension().is_none_or(|e| e != "ipynb") {
+            return Cells(Vec::new());
+        }
+        let marker = crate::frontend::python::notebook::CELL_MARKER;
+        Cells(
+            source
+                .lines()
+                .enumerate()
+                .filter_map(|(i, l)| {
+                    let n = l.strip_prefix(marker)?.strip_suffix(']')?.parse().ok()?;
+                    Some((i + 1, n))
+                })
+                .collect(),
+        )
+    }
+
+    /// The cell and the line within it of a 1-based line of the joined source.
+    fn locate(&self, line: usize) -> (Option<usize>, usize) {
+        match self.0.iter().rev().find(|(marker, _)| *marker < line) {
+            Some((marker, cell)) => (Some(*cell), line - marker),
+            None => (None, line),
+        }
+    }
 }
 
 /// One finding in the `json` output format. Lines and columns are 1-based; columns count
@@ -161,6 +195,9 @@ pub struct JsonDiagnostic {
     pub fingerprint: String,
     /// The mechanical fix, if the rule has one.
     pub fix: Option<JsonFix>,
+    /// In a notebook: the 1-based cell the finding is in (lines are then within the cell).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cell: Option<usize>,
 }
 
 /// A fix in the `json` output format.
@@ -205,12 +242,16 @@ pub struct JsonLabel {
 /// Converts a file's diagnostics into their `json` form.
 pub fn json(path: &Path, source: &str, diagnostics: &[Diagnostic]) -> Vec<JsonDiagnostic> {
     let index = LineIndex::new(source);
+    let cells = Cells::new(path, source);
     diagnostics
         .iter()
         .map(|d| {
             let (line, column) = index.line_col(source, d.span.start);
             let (end_line, end_column) = index.line_col(source, d.span.end);
+            let (cell, line) = cells.locate(line);
+            let end_line = cells.locate(end_line).1;
             JsonDiagnostic {
+                cell,
                 path: path.display().to_string(),
                 line,
                 column,
@@ -227,6 +268,7 @@ pub fn json(path: &Path, source: &str, diagnostics: &[Diagnostic]) -> Vec<JsonDi
                     .map(|l| {
                         let (line, column) = index.line_col(source, l.span.start);
                         let (end_line, end_column) = index.line_col(source, l.span.end);
+                        let (line, end_line) = (cells.locate(line).1, cells.locate(end_line).1);
                         JsonLabel {
                             line,
                             column,

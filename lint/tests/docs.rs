@@ -6,19 +6,21 @@ use std::path::Path;
 
 use placer_lint::{check_source, Rule, Settings};
 
-/// The `rust,ignore` code blocks of a doc text, in order.
-fn code_blocks(doc: &str) -> Vec<String> {
+/// The `rust,ignore` and `python` code blocks of a doc text, in order, each with the file name
+/// it is checked as (`example.rs`, `example.py`).
+fn code_blocks(doc: &str) -> Vec<(&'static str, String)> {
     let mut blocks = Vec::new();
-    let mut current: Option<String> = None;
+    let mut current: Option<(&'static str, String)> = None;
     for line in doc.lines() {
         let trimmed = line.trim();
         match &mut current {
-            None if trimmed.starts_with("```rust") => current = Some(String::new()),
-            Some(block) if trimmed == "```" => {
-                blocks.push(std::mem::take(block));
+            None if trimmed.starts_with("```rust") => current = Some(("example.rs", String::new())),
+            None if trimmed == "```python" => current = Some(("example.py", String::new())),
+            Some((name, block)) if trimmed == "```" => {
+                blocks.push((*name, std::mem::take(block)));
                 current = None;
             }
-            Some(block) => {
+            Some((_, block)) => {
                 block.push_str(line);
                 block.push('\n');
             }
@@ -60,31 +62,41 @@ fn should_have_required_sections_and_working_examples() {
         if rule == Rule::UnusedSuppression {
             settings = Settings::default();
         }
-        let path = Path::new("example.rs");
-        let found = check_source(path, &bad[0], &settings);
-        assert!(
-            found.iter().any(|d| d.rule == rule),
-            "{}: the Example is not reported",
-            rule.name()
-        );
-        let found = check_source(path, &good[0], &settings);
-        assert!(
-            found.is_empty(),
-            "{}: the `Use instead` example is reported: {:?}",
-            rule.name(),
-            found.iter().map(|d| &d.message).collect::<Vec<_>>()
-        );
+        for (name, block) in &bad {
+            let found = check_source(Path::new(name), block, &settings);
+            assert!(
+                found.iter().any(|d| d.rule == rule),
+                "{}: the Example ({name}) is not reported",
+                rule.name()
+            );
+        }
+        for (name, block) in &good {
+            let found = check_source(Path::new(name), block, &settings);
+            assert!(
+                found.is_empty(),
+                "{}: the `Use instead` example ({name}) is reported: {:?}",
+                rule.name(),
+                found.iter().map(|d| &d.message).collect::<Vec<_>>()
+            );
+        }
     }
 }
 
 #[test]
 fn should_write_messages_in_house_style() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/rust");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
     let mut seen = 0;
-    for entry in std::fs::read_dir(dir).expect("fixtures") {
+    let entries = std::fs::read_dir(root.join("rust"))
+        .expect("fixtures")
+        .chain(std::fs::read_dir(root.join("python")).expect("fixtures"));
+    for entry in entries {
         let path = entry.expect("entry").path();
+        if !path.is_file() {
+            continue;
+        }
         let source = std::fs::read_to_string(&path).expect("fixture");
-        for d in check_source(&path, &source, &Settings::default()) {
+        let every_rule = Settings::only(Rule::ALL);
+        for d in check_source(&path, &source, &every_rule) {
             seen += 1;
             let first = d.message.chars().next().expect("message");
             assert!(!first.is_uppercase(), "capitalised message: {}", d.message);

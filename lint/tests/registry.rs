@@ -25,13 +25,24 @@ fn should_register_every_rule_file() {
 fn should_have_a_fixture_and_a_snapshot_per_rule() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     for rule in Rule::ALL {
-        let fixture = root.join(format!("../fixtures/rust/{}.rs", rule.module()));
-        assert!(fixture.is_file(), "no fixture {}", fixture.display());
-        let snapshot = root.join(format!(
-            "tests/snapshots/fixtures__fixtures@{}.rs.snap",
-            rule.module()
-        ));
-        assert!(snapshot.is_file(), "no snapshot {}", snapshot.display());
+        // A rule has a fixture in at least one language, and each fixture has its snapshot.
+        let mut fixtures = 0;
+        for (lang, ext, test) in [
+            ("rust", "rs", "fixtures"),
+            ("python", "py", "python_fixtures"),
+        ] {
+            let fixture = root.join(format!("../fixtures/{lang}/{}.{ext}", rule.module()));
+            if !fixture.is_file() {
+                continue;
+            }
+            fixtures += 1;
+            let snapshot = root.join(format!(
+                "tests/snapshots/fixtures__{test}@{}.{ext}.snap",
+                rule.module()
+            ));
+            assert!(snapshot.is_file(), "no snapshot {}", snapshot.display());
+        }
+        assert!(fixtures > 0, "no fixture for {}", rule.name());
     }
 }
 

@@ -1,3 +1,4 @@
 //! Frontends: each lowers one language's syntax into the placement IR.
 
+pub(crate) mod python;
 pub(crate) mod rust;

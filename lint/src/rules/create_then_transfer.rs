@@ -1,7 +1,7 @@
 use std::collections::HashSet;
 
 use crate::checker::Checker;
-use crate::ir::{Device, EventKind};
+use crate::ir::{Device, EventKind, ValueKind};
 use crate::rule::{declare_rule, Violation};
 use crate::utils::written;
 
@@ -30,6 +30,17 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ```python
+    /// import torch
+    /// from torch import nn
+    ///
+    /// class Attention(nn.Module):
+    ///     def forward(self, x):
+    ///         t = x.shape[1]
+    ///         mask = torch.triu(torch.ones(t, t), diagonal=1).to(x.device)
+    ///         return x.masked_fill(mask.bool(), 0.0)
+    /// ```
+    ///
     /// Use instead:
     /// ```rust,ignore
     /// use candle_core::{Device, Result, Tensor};
@@ -44,6 +55,17 @@ declare_rule! {
     ///         input_ids.broadcast_add(&mask)
     ///     }
     /// }
+    /// ```
+    ///
+    /// ```python
+    /// import torch
+    /// from torch import nn
+    ///
+    /// class Attention(nn.Module):
+    ///     def forward(self, x):
+    ///         t = x.shape[1]
+    ///         mask = torch.ones(t, t, device=x.device).triu(1)
+    ///         return x.masked_fill(mask.bool(), 0.0)
     /// ```
     ///
     /// ## Known problems
@@ -81,7 +103,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
         if !checker.is_forward(index) {
             continue;
         }
-        for event in &func.events {
+        for (at, event) in func.events.iter().enumerate() {
             let EventKind::Transfer {
                 source, to_value, ..
             } = &event.kind
@@ -92,6 +114,19 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             let (device, Some(origin)) = checker.resolve(source) else {
                 continue;
             };
+            // A module built and moved is not a tensor (PyTorch: `Loss(..).to(device)`).
+            if source.kind == ValueKind::Module {
+                continue;
+            }
+            // A function that then stores a tensor on the module builds a cache once (and again
+            // when it grows), not a tensor per call (PyTorch: `self.register_buffer("w", w)`).
+            let cached = func.events[at + 1..].iter().any(|e| {
+                matches!(&e.kind, EventKind::SetAttr { value, registered, .. }
+                    if *registered || value.is_tensorish())
+            });
+            if cached {
+                continue;
+            }
             if !device.is_hard_coded() || origin.is_transfer {
                 continue;
             }

@@ -27,6 +27,14 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ```python
+    /// def run(loader, model, device):
+    ///     for x, y in loader:
+    ///         output = model(x.to(device))
+    ///         output_cpu = output.cpu()
+    ///         output = output_cpu.to(device)
+    /// ```
+    ///
     /// Use instead:
     /// ```rust,ignore
     /// use candle_core::{Device, Result, Tensor};
@@ -37,6 +45,12 @@ declare_rule! {
     ///     }
     ///     Ok(xs)
     /// }
+    /// ```
+    ///
+    /// ```python
+    /// def run(loader, model, device):
+    ///     for x, y in loader:
+    ///         output = model(x.to(device))
     /// ```
     ///
     /// ## Known problems

@@ -23,12 +23,26 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ```python
+    /// import torch
+    ///
+    /// def load_embeddings(data):
+    ///     return torch.tensor(data, device="cuda:0")
+    /// ```
+    ///
     /// Use instead:
     /// ```rust,ignore
     /// use candle_core::{Device, Result, Tensor};
     /// pub fn load_embeddings(data: &[f32], device: &Device) -> Result<Tensor> {
     ///     Tensor::from_slice(data, data.len(), device)
     /// }
+    /// ```
+    ///
+    /// ```python
+    /// import torch
+    ///
+    /// def load_embeddings(data, device):
+    ///     return torch.tensor(data, device=device)
     /// ```
     ///
     /// ## References

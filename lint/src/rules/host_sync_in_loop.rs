@@ -29,6 +29,14 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ```python
+    /// def train(model, loader, criterion):
+    ///     total = 0.0
+    ///     for x, y in loader:
+    ///         total += criterion(model(x), y).item()
+    ///     return total
+    /// ```
+    ///
     /// Use instead:
     /// ```rust,ignore
     /// use candle_core::{Result, Tensor};
@@ -36,6 +44,16 @@ declare_rule! {
     ///     let total = Tensor::stack(losses, 0)?.mean_all()?;
     ///     total.to_scalar::<f32>()
     /// }
+    /// ```
+    ///
+    /// ```python
+    /// import torch
+    ///
+    /// def train(model, loader, criterion):
+    ///     total = torch.zeros(())
+    ///     for x, y in loader:
+    ///         total += criterion(model(x), y).detach()
+    ///     return total.item()
     /// ```
     ///
     /// ## Known problems

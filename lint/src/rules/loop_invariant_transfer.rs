@@ -25,6 +25,15 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ```python
+    /// import torch
+    ///
+    /// def run(model, batches, device):
+    ///     weights = torch.ones(10)
+    ///     for batch in batches:
+    ///         model(batch * weights.to(device))
+    /// ```
+    ///
     /// Use instead:
     /// ```rust,ignore
     /// use candle_core::{Device, Result, Tensor};
@@ -36,6 +45,15 @@ declare_rule! {
     ///     }
     ///     Ok(out)
     /// }
+    /// ```
+    ///
+    /// ```python
+    /// import torch
+    ///
+    /// def run(model, batches, device):
+    ///     weights = torch.ones(10).to(device)
+    ///     for batch in batches:
+    ///         model(batch * weights)
     /// ```
     ///
     /// ## Known problems

@@ -24,6 +24,15 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ```python
+    /// import torch
+    ///
+    /// def mismatch():
+    ///     x = torch.randn(3, device="cuda")
+    ///     y = torch.randn(3, device="cpu")
+    ///     return x + y
+    /// ```
+    ///
     /// Use instead:
     /// ```rust,ignore
     /// use tch::{Device, Kind, Tensor};
@@ -34,6 +43,15 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ```python
+    /// import torch
+    ///
+    /// def fixed():
+    ///     x = torch.randn(3, device="cuda")
+    ///     y = torch.randn(3, device="cpu")
+    ///     return x + y.to(x.device)
+    /// ```
+    ///
     /// ## References
     /// - `../shared/RULES.md`, P501
     pub(crate) struct MixedDeviceOp {
@@ -42,6 +60,7 @@ declare_rule! {
         lhs_device: String,
         rhs: String,
         rhs_device: String,
+        python: bool,
     }
 }
 
@@ -55,8 +74,13 @@ impl Violation for MixedDeviceOp {
 
     fn help(&self) -> Option<String> {
         Some(format!(
-            "create both on the same device, or move `{}` with `.to_device(..)` first",
-            self.rhs
+            "create both on the same device, or move `{}` with `{}` first",
+            self.rhs,
+            if self.python {
+                ".to(..)"
+            } else {
+                ".to_device(..)"
+            }
         ))
     }
 }
@@ -84,6 +108,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 lhs_device: device_name(lhs_dev),
                 rhs: checker.text(&rhs.span),
                 rhs_device: device_name(rhs_dev),
+                python: checker.is_python(),
             };
             let file = checker.file.id;
             let texts = [violation.lhs.clone(), violation.rhs.clone()];

@@ -3,7 +3,8 @@ use crate::rule::{declare_rule, Violation};
 
 declare_rule! {
     /// ## What it does
-    /// Reports a file that placer cannot analyse because it does not parse as Rust or is not UTF-8.
+    /// Reports a file that placer cannot analyse because it does not parse (as Rust, or as Python 3)
+    /// or is not UTF-8.
     ///
     /// ## Why is this bad?
     /// Every other rule skips the file, so the device bugs in it go unreported. The rest of the
@@ -16,11 +17,21 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ```python
+    /// def forward(self, x):
+    ///     return self.w @ (x
+    /// ```
+    ///
     /// Use instead:
     /// ```rust,ignore
     /// fn forward(&self, xs: &Tensor) -> Result<Tensor> {
     ///     xs.matmul(&self.w)
     /// }
+    /// ```
+    ///
+    /// ```python
+    /// def forward(self, x):
+    ///     return self.w @ x
     /// ```
     pub(crate) struct SyntaxError {
         message: String,

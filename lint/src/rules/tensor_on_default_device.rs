@@ -29,6 +29,16 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ```python
+    /// import torch
+    /// from torch import nn
+    ///
+    /// class Scale(nn.Module):
+    ///     def forward(self, x):
+    ///         mask = torch.ones(x.shape[0], x.shape[1])
+    ///         return x * mask
+    /// ```
+    ///
     /// Use instead:
     /// ```rust,ignore
     /// use candle_core::{DType, Device, Result, Tensor};
@@ -39,6 +49,16 @@ declare_rule! {
     ///         xs.broadcast_mul(&mask)
     ///     }
     /// }
+    /// ```
+    ///
+    /// ```python
+    /// import torch
+    /// from torch import nn
+    ///
+    /// class Scale(nn.Module):
+    ///     def forward(self, x):
+    ///         mask = torch.ones(x.shape[0], x.shape[1], device=x.device, dtype=x.dtype)
+    ///         return x * mask
     /// ```
     ///
     /// ## Known problems
@@ -60,6 +80,7 @@ declare_rule! {
         device: String,
         input: String,
         op: String,
+        python: bool,
     }
 }
 
@@ -72,6 +93,12 @@ impl Violation for TensorOnDefaultDevice {
     }
 
     fn help(&self) -> Option<String> {
+        if self.python {
+            return Some(format!(
+                "create it on the input's device: pass `device={}.device`",
+                self.input
+            ));
+        }
         Some(format!(
             "create it on the input's device: pass `{}.device()` instead of `{}`",
             self.input, self.device
@@ -138,6 +165,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                     device: written(origin).to_string(),
                     input: checker.text(&input.span),
                     op: name.clone(),
+                    python: checker.is_python(),
                 };
                 let elsewhere = checker.describe_origin(origin);
                 let (tensor, input) = (violation.tensor.clone(), violation.input.clone());

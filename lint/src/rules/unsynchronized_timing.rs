@@ -26,6 +26,17 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ```python
+    /// import time
+    /// import torch
+    ///
+    /// def time_matmul():
+    ///     x = torch.randn(1024, 1024, device="cuda")
+    ///     start = time.time()
+    ///     y = x @ x
+    ///     return time.time() - start
+    /// ```
+    ///
     /// Use instead:
     /// ```rust,ignore
     /// use std::time::Instant;
@@ -38,6 +49,18 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ```python
+    /// import time
+    /// import torch
+    ///
+    /// def time_matmul():
+    ///     x = torch.randn(1024, 1024, device="cuda")
+    ///     start = time.time()
+    ///     y = x @ x
+    ///     torch.cuda.synchronize()
+    ///     return time.time() - start
+    /// ```
+    ///
     /// ## Known problems
     /// On the CPU, work is synchronous and the measurement is right; the rule cannot always tell
     /// the device, so CPU-only timing code may be reported.
@@ -46,6 +69,7 @@ declare_rule! {
     /// - `../shared/RULES.md`, P302
     pub(crate) struct UnsynchronizedTiming {
         read: String,
+        python: bool,
     }
 }
 
@@ -58,7 +82,12 @@ impl Violation for UnsynchronizedTiming {
     }
 
     fn help(&self) -> Option<String> {
-        Some("call `device.synchronize()` before reading the timer".to_string())
+        let sync = if self.python {
+            "torch.cuda.synchronize()"
+        } else {
+            "device.synchronize()"
+        };
+        Some(format!("call `{sync}` before reading the timer"))
     }
 }
 
@@ -95,7 +124,13 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             }
             let text = source.get(event.span.clone()).unwrap_or("").to_string();
             checker
-                .report(&UnsynchronizedTiming { read: text }, event.span.clone())
+                .report(
+                    &UnsynchronizedTiming {
+                        read: text,
+                        python: checker.is_python(),
+                    },
+                    event.span.clone(),
+                )
                 .label(func.events[start].span.clone(), "timer started here")
                 .label(between[work].span.clone(), "device work queued here");
         }

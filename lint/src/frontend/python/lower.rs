@@ -1,0 +1,2225 @@
+//! Lowers one Python file into the placement IR in a single walk.
+//!
+//! Imports are collected first (so `th.zeros`, `zeros` and `torch.zeros` are one name); then the
+//! module's statements are evaluated in order. Every `def` becomes a [`Function`] (methods carry
+//! their class), every expression yields a [`Value`], and the placement-relevant ones emit
+//! [`Event`]s, exactly as the Rust frontend does.
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::path::Path;
+use std::sync::Arc;
+
+use ruff_python_ast::{self as ast, Expr, PySourceType, Stmt};
+use ruff_text_size::{Ranged, TextRange};
+
+use super::tables as t;
+use crate::ir::{
+    Binding, BindingId, CallRef, CallTarget, Class, Device, Event, EventKind, File, FileId,
+    Function, FunctionMeta, Loop, LoopId, Origin, Reads, Span, Value, ValueKind,
+};
+
+/// Expressions nested deeper than this are not evaluated (a generated 5 000-term sum must not
+/// exhaust the stack); they are unknown values.
+const MAX_DEPTH: u32 = 150;
+
+/// Lowers a notebook's JSON text: its code cells, joined, are the file's source.
+pub(crate) fn lower_notebook(id: FileId, path: &Path, json: &Arc<str>) -> File {
+    match super::notebook::code_cells(json) {
+        Ok(code) => {
+            let source: Arc<str> = Arc::from(code);
+            let mut file = lower_source(id, path, &source, PySourceType::Ipynb);
+            // A notebook is a script: it chooses devices for itself.
+            file.is_binary = true;
+            file
+        }
+        Err(message) => {
+            let mut file = File::new(id, path, json.clone(), true);
+            file.syntax_error = Some((0..json.len().min(1), message));
+            file
+        }
+    }
+}
+
+/// Lowers `source` (the contents of `path`) into a [`File`].
+pub(crate) fn lower_file(id: FileId, path: &Path, source: &Arc<str>) -> File {
+    if super::is_notebook(path) {
+        return lower_notebook(id, path, source);
+    }
+    lower_source(id, path, source, PySourceType::Python)
+}
+
+fn lower_source(id: FileId, path: &Path, source: &Arc<str>, kind: PySourceType) -> File {
+    let mut file = File::new(id, path, source.clone(), is_binary_path(path, source));
+    let parsed = ruff_python_parser::parse_unchecked_source(source, kind);
+    let first_error = parsed.errors().first().cloned();
+    match first_error.map_or(Ok(parsed), Err) {
+        Err(err) => {
+            let span = span_of(err.location);
+            let start = span.start.min(source.len());
+            let end = span.end.clamp(start, source.len());
+            file.syntax_error = Some((start..end, err.error.to_string()));
+        }
+        Ok(parsed) => {
+            let module = parsed.into_syntax();
+            let mut lowerer = Lowerer::new(id, source, is_test_path(path));
+            lowerer.host_only = is_host_only_path(path);
+            lowerer.collect_imports(&module.body);
+            lowerer.uses_torch = lowerer
+                .aliases
+                .values()
+                .any(|q| q == "torch" || q.starts_with("torch."));
+            lowerer.collect_classes(&module.body);
+            lowerer.begin_function(FunctionMeta {
+                is_test: lowerer.path_is_test,
+                ..FunctionMeta::default()
+            });
+            lowerer.stmts(&module.body);
+            lowerer.end_function();
+            file.classes = lowerer.finish_classes();
+            let deep = lowerer.deep;
+            file.functions = lowerer.functions;
+            if deep {
+                drop_on_a_large_stack(module);
+            }
+        }
+    }
+    file
+}
+
+/// Drops a syntax tree with deeply nested expressions (a generated `a + b + ...` of 50 000 terms)
+/// on a thread with a large stack: dropping recurses once per level, and a worker thread's stack
+/// would overflow (the process aborts). Only the pages the recursion touches are committed.
+fn drop_on_a_large_stack(module: ast::ModModule) {
+    const STACK_BYTES: usize = 1 << 30;
+    // If no thread can be had, the closure is dropped unrun: the tree is then leaked rather
+    // than dropped on this stack.
+    let module = std::mem::ManuallyDrop::new(module);
+    let dropper = std::thread::Builder::new()
+        .name("placer-drop".to_string())
+        .stack_size(STACK_BYTES)
+        .spawn(move || drop(std::mem::ManuallyDrop::into_inner(module)));
+    if let Ok(handle) = dropper {
+        let _ = handle.join();
+    }
+}
+
+fn span_of(range: TextRange) -> Span {
+    usize::from(range.start())..usize::from(range.end())
+}
+
+/// Scripts and examples choose the device for everyone.
+fn is_binary_path(path: &Path, source: &str) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    name == "__main__.py"
+        || name == "setup.py"
+        || source.contains("if __name__ == \"__main__\"")
+        || source.contains("if __name__ == '__main__'")
+        || path.components().any(|c| {
+            matches!(
+                c.as_os_str().to_str(),
+                Some("examples" | "scripts" | "bin" | "benchmark" | "benchmarks")
+            )
+        })
+}
+
+/// Files that by their name only process data on the host: tokenizers, image processors,
+/// feature extractors, processors and checkpoint conversion scripts (`tokenization_bert.py`).
+fn is_host_only_path(path: &Path) -> bool {
+    let name = path.file_stem().and_then(|n| n.to_str()).unwrap_or("");
+    [
+        "tokenization_",
+        "image_processing_",
+        "feature_extraction_",
+        "processing_",
+        "convert_",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
+}
+
+/// Test files: `test_*.py`, `*_test.py`, `conftest.py`, anything under `tests/`.
+pub(crate) fn is_test_path(path: &Path) -> bool {
+    let name = path.file_stem().and_then(|n| n.to_str()).unwrap_or("");
+    name.starts_with("test_")
+        || name.ends_with("_test")
+        || name == "conftest"
+        || path
+            .components()
+            .any(|c| matches!(c.as_os_str().to_str(), Some("tests" | "test" | "testing")))
+}
+
+/// An evaluated expression: its value and, for aggregates (`[a, b]`, `(a, b)`), the tensors in it.
+struct Val {
+    v: Value,
+    elems: Vec<Value>,
+}
+
+impl Val {
+    fn new(v: Value) -> Self {
+        Val {
+            v,
+            elems: Vec::new(),
+        }
+    }
+
+    fn tensors(&self) -> Vec<Value> {
+        if self.v.is_tensorish() {
+            vec![self.v.clone()]
+        } else {
+            self.elems
+                .iter()
+                .filter(|e| e.is_tensorish())
+                .cloned()
+                .collect()
+        }
+    }
+}
+
+/// The state of the function being lowered.
+struct FnState {
+    func: Function,
+    /// Python scopes are per function: the latest binding of a name.
+    names: HashMap<String, BindingId>,
+    env: Vec<Value>,
+    /// The class of the object a binding holds, when it was built by calling a class.
+    instance_of: HashMap<BindingId, String>,
+    loop_stack: Vec<LoopId>,
+    log_depth: u32,
+    periodic_depth: u32,
+    timer_live: bool,
+    exits: u32,
+}
+
+struct ClassInfo {
+    bases: Vec<String>,
+    methods: HashSet<String>,
+    /// Attributes `__init__` sets to a newly built object (`self.proj = nn.Linear(..)`).
+    submodules: HashSet<String>,
+    /// Attributes `__init__` sets to what may be a tensor: a `torch` call or a parameter
+    /// annotated as a tensor.
+    tensor_attrs: HashSet<String>,
+}
+
+// Independent facts about the file, each read in a different place: not a state machine.
+#[allow(clippy::struct_excessive_bools)]
+struct Lowerer<'a> {
+    file: FileId,
+    src: &'a str,
+    path_is_test: bool,
+    /// Host-side code by its file name (tokenizers, image processors, conversion scripts): its
+    /// host reads do not wait for a device.
+    host_only: bool,
+    /// The file imports `torch`.
+    uses_torch: bool,
+    /// Some expression is nested deeper than [`MAX_DEPTH`].
+    deep: bool,
+    /// Local name -> qualified name (`th` -> `torch`, `zeros` -> `torch.zeros`).
+    aliases: HashMap<String, String>,
+    /// Classes of this file, by name, in definition order.
+    classes: Vec<(String, ClassInfo)>,
+    class_stack: Vec<String>,
+    stack: Vec<FnState>,
+    functions: Vec<Function>,
+    depth: u32,
+}
+
+impl<'a> Lowerer<'a> {
+    fn new(file: FileId, src: &'a str, path_is_test: bool) -> Self {
+        Lowerer {
+            file,
+            src,
+            path_is_test,
+            host_only: false,
+            uses_torch: false,
+            deep: false,
+            aliases: HashMap::default(),
+            classes: Vec::new(),
+            class_stack: Vec::new(),
+            stack: Vec::new(),
+            functions: Vec::new(),
+            depth: 0,
+        }
+    }
+
+    fn text(&self, span: &Span) -> String {
+        crate::ir::snippet(self.src, span)
+    }
+
+    // ------------------------------------------------------------------ imports and classes
+
+    fn collect_imports(&mut self, body: &[Stmt]) {
+        for stmt in body {
+            match stmt {
+                Stmt::Import(i) => {
+                    for alias in &i.names {
+                        let full = alias.name.id.as_str();
+                        if let Some(local) = &alias.asname {
+                            self.aliases.insert(local.id.to_string(), full.to_string());
+                        } else {
+                            let root = full.split('.').next().unwrap_or(full);
+                            self.aliases.insert(root.to_string(), root.to_string());
+                        }
+                    }
+                }
+                Stmt::ImportFrom(i) if i.level == 0 => {
+                    let Some(module) = &i.module else { continue };
+                    for alias in &i.names {
+                        let name = alias.name.id.as_str();
+                        let local = alias.asname.as_ref().map_or(name, |a| a.id.as_str());
+                        self.aliases
+                            .insert(local.to_string(), format!("{}.{name}", module.id));
+                    }
+                }
+                Stmt::FunctionDef(f) => self.collect_imports(&f.body),
+                Stmt::ClassDef(c) => self.collect_imports(&c.body),
+                Stmt::If(s) => {
+                    self.collect_imports(&s.body);
+                    for clause in &s.elif_else_clauses {
+                        self.collect_imports(&clause.body);
+                    }
+                }
+                Stmt::Try(s) => {
+                    self.collect_imports(&s.body);
+                    for h in &s.handlers {
+                        let ast::ExceptHandler::ExceptHandler(h) = h;
+                        self.collect_imports(&h.body);
+                    }
+                    self.collect_imports(&s.orelse);
+                }
+                Stmt::With(s) => self.collect_imports(&s.body),
+                _ => {}
+            }
+        }
+    }
+
+    fn collect_classes(&mut self, body: &[Stmt]) {
+        for stmt in body {
+            match stmt {
+                Stmt::ClassDef(c) => {
+                    let bases = c
+                        .arguments
+                        .as_ref()
+                        .map(|a| a.args.iter().filter_map(|b| self.qualified(b)).collect())
+                        .unwrap_or_default();
+                    let methods = c
+                        .body
+                        .iter()
+                        .filter_map(|s| match s {
+                            Stmt::FunctionDef(f) => Some(f.name.id.to_string()),
+                            _ => None,
+                        })
+                        .collect();
+                    let mut submodules = HashSet::default();
+                    let mut tensor_attrs = HashSet::default();
+                    for s in &c.body {
+                        if let Stmt::FunctionDef(f) = s {
+                            if f.name.id.as_str() == "__init__" {
+                                collect_submodules(&f.body, &mut submodules);
+                                let tensor_params: HashSet<&str> = f
+                                    .parameters
+                                    .iter_non_variadic_params()
+                                    .filter(|p| {
+                                        p.parameter
+                                            .annotation
+                                            .as_deref()
+                                            .is_some_and(|a| self.src_of(a).contains("Tensor"))
+                                    })
+                                    .map(|p| p.parameter.name.id.as_str())
+                                    .collect();
+                                self.collect_tensor_attrs(
+                                    &f.body,
+                                    &tensor_params,
+                                    &mut tensor_attrs,
+                                );
+                            }
+                        }
+                    }
+                    self.classes.push((
+                        c.name.id.to_string(),
+                        ClassInfo {
+                            bases,
+                            methods,
+                            submodules,
+                            tensor_attrs,
+                        },
+                    ));
+                    self.collect_classes(&c.body);
+                }
+                Stmt::If(s) => {
+                    self.collect_classes(&s.body);
+                    for clause in &s.elif_else_clauses {
+                        self.collect_classes(&clause.body);
+                    }
+                }
+                Stmt::Try(s) => self.collect_classes(&s.body),
+                _ => {}
+            }
+        }
+    }
+
+    /// The attributes a constructor body sets to a `torch` call or to a tensor parameter.
+    fn collect_tensor_attrs(
+        &self,
+        body: &[Stmt],
+        tensor_params: &HashSet<&str>,
+        out: &mut HashSet<String>,
+    ) {
+        for stmt in body {
+            if let Stmt::If(i) = stmt {
+                self.collect_tensor_attrs(&i.body, tensor_params, out);
+                for clause in &i.elif_else_clauses {
+                    self.collect_tensor_attrs(&clause.body, tensor_params, out);
+                }
+                continue;
+            }
+            let Some((targets, value)) = assignment(stmt) else {
+                continue;
+            };
+            let tensorish = match value {
+                Expr::Name(n) => tensor_params.contains(n.id.as_str()),
+                other => self.src_of(other).contains("torch"),
+            };
+            if !tensorish {
+                continue;
+            }
+            for target in targets {
+                if let Expr::Attribute(at) = target {
+                    if is_self(&at.value) {
+                        out.insert(at.attr.id.to_string());
+                    }
+                }
+            }
+        }
+    }
+
+    fn finish_classes(&self) -> Vec<Class> {
+        self.classes
+            .iter()
+            .map(|(name, info)| {
+                let moves_to_device = self.functions.iter().any(|f| {
+                    f.meta.self_type.as_deref() == Some(name.as_str())
+                        && matches!(f.meta.name.as_str(), "__init__" | "__getitem__")
+                        && f.events.iter().any(|e| {
+                            matches!(&e.kind, EventKind::Transfer { to, source, .. }
+                                if *to != Device::Cpu && source.kind != ValueKind::Module)
+                        })
+                });
+                Class {
+                    name: name.clone(),
+                    bases: info.bases.clone(),
+                    moves_to_device,
+                }
+            })
+            .collect()
+    }
+
+    fn class(&self, name: &str) -> Option<&ClassInfo> {
+        self.classes.iter().find(|(n, _)| n == name).map(|(_, c)| c)
+    }
+
+    /// The dotted name of an expression with its import alias resolved (`th.cuda.synchronize`
+    /// -> `torch.cuda.synchronize`), unless its root is a local variable.
+    fn qualified(&self, expr: &Expr) -> Option<String> {
+        match expr {
+            Expr::Name(n) => {
+                let name = n.id.as_str();
+                if self.is_local(name) {
+                    return None;
+                }
+                Some(
+                    self.aliases
+                        .get(name)
+                        .cloned()
+                        .unwrap_or_else(|| name.to_string()),
+                )
+            }
+            Expr::Attribute(a) => {
+                let base = self.qualified(&a.value)?;
+                Some(format!("{base}.{}", a.attr.id))
+            }
+            _ => None,
+        }
+    }
+
+    /// The torch-relative name of a qualified name: `torch.nn.Linear` -> `nn.Linear`.
+    fn torch_name(q: &str) -> Option<&str> {
+        q.strip_prefix("torch.")
+    }
+
+    fn is_local(&self, name: &str) -> bool {
+        self.stack
+            .last()
+            .is_some_and(|st| st.names.contains_key(name))
+    }
+
+    // ------------------------------------------------------------------ functions
+
+    fn begin_function(&mut self, meta: FunctionMeta) {
+        self.stack.push(FnState {
+            func: Function {
+                meta,
+                ..Function::default()
+            },
+            names: HashMap::default(),
+            env: Vec::new(),
+            instance_of: HashMap::default(),
+            loop_stack: Vec::new(),
+            log_depth: 0,
+            periodic_depth: 0,
+            timer_live: false,
+            exits: 0,
+        });
+    }
+
+    fn end_function(&mut self) {
+        if let Some(state) = self.stack.pop() {
+            self.functions.push(state.func);
+        }
+    }
+
+    fn st(&mut self) -> &mut FnState {
+        self.stack.last_mut().expect("a function is always open")
+    }
+
+    fn emit(&mut self, kind: EventKind, span: Span) -> u32 {
+        let st = self.st();
+        st.func.events.push(Event {
+            kind,
+            span,
+            loop_id: st.loop_stack.last().copied(),
+            in_log: st.log_depth > 0,
+            in_periodic: st.periodic_depth > 0,
+        });
+        u32::try_from(st.func.events.len() - 1).unwrap_or(u32::MAX)
+    }
+
+    fn bind(&mut self, name: &str, mut value: Value) -> BindingId {
+        let st = self.st();
+        value.var = None;
+        if let Some(&id) = st.names.get(name) {
+            let lp = st.loop_stack.last().copied();
+            st.func.bindings[id as usize].assigned_in.push(lp);
+            st.env[id as usize] = value;
+            return id;
+        }
+        let id = BindingId::try_from(st.func.bindings.len()).unwrap_or(BindingId::MAX);
+        st.func.bindings.push(Binding {
+            name: name.to_string(),
+            def_loop: st.loop_stack.last().copied(),
+            assigned_in: Vec::new(),
+        });
+        st.env.push(value);
+        st.names.insert(name.to_string(), id);
+        id
+    }
+
+    fn lower_fn(&mut self, f: &ast::StmtFunctionDef) {
+        let name = f.name.id.to_string();
+        let self_type = self.class_stack.last().cloned();
+        let is_test = self.path_is_test || name.starts_with("test_");
+        self.begin_function(FunctionMeta {
+            name,
+            self_type: self_type.clone(),
+            trait_name: None,
+            span: span_of(f.name.range),
+            is_test,
+            is_forward_entry: false,
+        });
+        let params = &f.parameters;
+        let all = params
+            .posonlyargs
+            .iter()
+            .chain(&params.args)
+            .chain(&params.kwonlyargs);
+        for (i, p) in all.enumerate() {
+            let pname = p.parameter.name.id.as_str();
+            let span = span_of(p.parameter.name.range);
+            let mut value = Value::unknown(span);
+            if i == 0 && self_type.is_some() && (pname == "self" || pname == "cls") {
+                self.bind(pname, value);
+                continue;
+            }
+            if let Some(default) = &p.default {
+                self.eval(default);
+            }
+            let annotation = p.parameter.annotation.as_deref().map(|a| self.src_of(a));
+            (value.kind, value.device) = param_kind(pname, annotation, p.default.as_deref());
+            if value.kind == ValueKind::MaybeTensor && !self.uses_torch {
+                // In a file that never imports torch, an unannotated parameter is host data.
+                (value.kind, value.device) = (ValueKind::Other, Device::Unknown);
+            }
+            self.bind(pname, value);
+        }
+        for p in params.vararg.iter().chain(&params.kwarg) {
+            self.bind(p.name.id.as_str(), Value::unknown(span_of(p.name.range)));
+        }
+        let outer = std::mem::take(&mut self.class_stack);
+        self.stmts(&f.body);
+        self.class_stack = outer;
+        self.end_function();
+    }
+
+    fn src_of(&self, node: &impl Ranged) -> &'a str {
+        self.src.get(span_of(node.range())).unwrap_or("")
+    }
+
+    // ------------------------------------------------------------------ statements
+
+    fn stmts(&mut self, body: &[Stmt]) {
+        for stmt in body {
+            self.stmt(stmt);
+        }
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn stmt(&mut self, stmt: &Stmt) {
+        match stmt {
+            Stmt::FunctionDef(f) => self.lower_fn(f),
+            Stmt::ClassDef(c) => {
+                self.class_stack.push(c.name.id.to_string());
+                self.stmts(&c.body);
+                self.class_stack.pop();
+            }
+            Stmt::Assign(a) => {
+                let value = self.eval(&a.value);
+                self.note_accelerator_literal(&a.value);
+                let parameter = matches!(&*a.value, Expr::Call(c)
+                if self.qualified(&c.func).is_some_and(|q| {
+                    q.ends_with("nn.Parameter") || q.ends_with("nn.Buffer")
+                }));
+                for target in &a.targets {
+                    match target {
+                        Expr::Attribute(at) if parameter && is_self(&at.value) => {
+                            self.emit(
+                                EventKind::SetAttr {
+                                    attr: at.attr.id.to_string(),
+                                    value: value.v.clone(),
+                                    registered: true,
+                                },
+                                span_of(at.range),
+                            );
+                        }
+                        _ => self.assign_to(target, &value),
+                    }
+                }
+                if let ([Expr::Name(n)], Expr::Call(c)) = (a.targets.as_slice(), &*a.value) {
+                    // Remember which class built the object (`dataset = MyDataset(..)`).
+                    if let Some(class) = self.constructed_class(&c.func) {
+                        let st = self.st();
+                        if let Some(&id) = st.names.get(n.id.as_str()) {
+                            st.instance_of.insert(id, class);
+                        }
+                    }
+                }
+            }
+            Stmt::AnnAssign(a) => {
+                if let Some(v) = &a.value {
+                    // `self.x: torch.Tensor = torch.zeros(..)` is an assignment like any other.
+                    let value = self.eval(v);
+                    self.assign_to(&a.target, &value);
+                }
+            }
+            Stmt::AugAssign(a) => {
+                let span = span_of(a.range);
+                let lhs = self.eval(&a.target);
+                let rhs = self.eval(&a.value);
+                let op = format!("{}=", arith_name(a.op));
+                let v = self.binary(&lhs.v, &rhs.v, &op, span);
+                self.assign_to(&a.target, &Val::new(v));
+            }
+            // A docstring or a bare string is not code.
+            Stmt::Expr(e) if !matches!(&*e.value, Expr::StringLiteral(_)) => {
+                self.eval(&e.value);
+            }
+            Stmt::Return(r) => {
+                self.st().exits += 1;
+                if let Some(v) = &r.value {
+                    let v = self.eval(v);
+                    self.st().func.returns.push(v.v);
+                }
+            }
+            Stmt::Break(_) => self.st().exits += 1,
+            Stmt::For(f) => {
+                let iter = self.eval(&f.iter);
+                self.enter_loop(span_of(f.range), &f.body);
+                let mut item = if iter.v.kind == ValueKind::Loader {
+                    // A batch from a loader: a tensor where the loader's batches are.
+                    let mut b = iter.v.clone();
+                    b.kind = ValueKind::Tensor;
+                    b
+                } else {
+                    Value::unknown(span_of(f.target.range()))
+                };
+                item.reads.clone_from(&iter.v.reads);
+                item.span = span_of(f.target.range());
+                self.assign_to(&f.target, &Val::new(item));
+                self.stmts(&f.body);
+                self.exit_loop();
+                self.stmts(&f.orelse);
+            }
+            Stmt::While(w) => {
+                self.enter_loop(span_of(w.range), &w.body);
+                let cond = self.eval(&w.test);
+                if let Some(read) = cond.v.host_read.clone() {
+                    self.emit(EventKind::HostDecision { read }, cond.v.span.clone());
+                }
+                self.stmts(&w.body);
+                self.exit_loop();
+                self.stmts(&w.orelse);
+            }
+            Stmt::If(i) => {
+                self.branch(Some(&i.test), &i.body);
+                for clause in &i.elif_else_clauses {
+                    self.branch(clause.test.as_ref(), &clause.body);
+                }
+            }
+            Stmt::With(w) => {
+                for item in &w.items {
+                    let v = self.eval(&item.context_expr);
+                    if let Some(vars) = &item.optional_vars {
+                        let mut u = Value::unknown(span_of(vars.range()));
+                        u.reads = v.v.reads;
+                        self.assign_to(vars, &Val::new(u));
+                    }
+                }
+                self.stmts(&w.body);
+            }
+            Stmt::Try(tr) => {
+                self.stmts(&tr.body);
+                for h in &tr.handlers {
+                    let ast::ExceptHandler::ExceptHandler(h) = h;
+                    self.stmts(&h.body);
+                }
+                self.stmts(&tr.orelse);
+                self.stmts(&tr.finalbody);
+            }
+            Stmt::Match(m) => {
+                self.eval(&m.subject);
+                for case in &m.cases {
+                    if let Some(g) = &case.guard {
+                        self.eval(g);
+                    }
+                    self.stmts(&case.body);
+                }
+            }
+            Stmt::Assert(a) => {
+                self.st().log_depth += 1;
+                self.eval(&a.test);
+                self.st().log_depth -= 1;
+            }
+            Stmt::Raise(r) => {
+                self.st().exits += 1;
+                self.st().log_depth += 1;
+                if let Some(e) = &r.exc {
+                    self.eval(e);
+                }
+                self.st().log_depth -= 1;
+            }
+            Stmt::Delete(d) => {
+                for t in &d.targets {
+                    self.eval(t);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn branch(&mut self, test: Option<&Expr>, body: &[Stmt]) {
+        let periodic = test.is_some_and(|t| self.src_of(t).contains('%'));
+        let cond = test.map(|t| self.eval(t));
+        if let Some(cond) = &cond {
+            // `if t:` on a tensor reads its value on the host.
+            if cond.v.is_tensor() {
+                self.emit(
+                    EventKind::HostRead {
+                        source: cond.v.clone(),
+                        method: "bool".to_string(),
+                    },
+                    cond.v.span.clone(),
+                );
+            }
+        }
+        if periodic {
+            self.st().periodic_depth += 1;
+        }
+        let exits_before = self.st().exits;
+        self.stmts(body);
+        if periodic {
+            self.st().periodic_depth -= 1;
+        }
+        if let Some(cond) = cond {
+            if let (Some(read), true) = (cond.v.host_read, self.st().exits > exits_before) {
+                self.emit(EventKind::HostDecision { read }, cond.v.span);
+            }
+        }
+    }
+
+    /// Starts a loop; `body` gives the single-name assignments directly in it (for hoisting).
+    fn enter_loop(&mut self, span: Span, body: &[Stmt]) {
+        let lets = body
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Assign(a) if a.targets.len() == 1 && a.targets[0].is_name_expr() => {
+                    Some(span_of(a.range))
+                }
+                _ => None,
+            })
+            .collect();
+        let st = self.st();
+        let parent = st.loop_stack.last().copied();
+        st.func.loops.push(Loop { span, parent, lets });
+        let id = LoopId::try_from(st.func.loops.len() - 1).unwrap_or(LoopId::MAX);
+        st.loop_stack.push(id);
+    }
+
+    fn exit_loop(&mut self) {
+        self.st().loop_stack.pop();
+    }
+
+    fn assign_to(&mut self, target: &Expr, value: &Val) {
+        match target {
+            Expr::Name(n) => {
+                let mut v = value.v.clone();
+                v.span = span_of(n.range);
+                self.bind(n.id.as_str(), v);
+            }
+            Expr::Tuple(tu) => self.assign_parts(&tu.elts, value),
+            Expr::List(l) => self.assign_parts(&l.elts, value),
+            Expr::Starred(s) => self.assign_to(&s.value, value),
+            Expr::Attribute(a)
+                if is_self(&a.value)
+                    && self.in_method()
+                    && (value.v.is_tensorish() || self.is_tensor_attr(a.attr.id.as_str())) =>
+            {
+                self.emit(
+                    EventKind::SetAttr {
+                        attr: a.attr.id.to_string(),
+                        value: value.v.clone(),
+                        registered: false,
+                    },
+                    span_of(a.range),
+                );
+            }
+            _ => {
+                self.eval(target);
+            }
+        }
+    }
+
+    /// `a, b = value`: the parts of a tensor op's result or of a batch live where it does; the
+    /// parts of a tuple are its elements.
+    fn assign_parts(&mut self, targets: &[Expr], value: &Val) {
+        let same_len = value.elems.len() == targets.len() && !value.v.is_tensorish();
+        for (i, target) in targets.iter().enumerate() {
+            let part = if same_len {
+                value.elems[i].clone()
+            } else if value.v.is_tensorish() && self.built_from_values(&value.v) {
+                // `a, b = torch.tensor([n, m])`: the parts of a tensor built from values are
+                // 0-dim scalars, which may mix with any device.
+                let mut p = Value::unknown(span_of(target.range()));
+                p.kind = value.v.kind;
+                p.reads.clone_from(&value.v.reads);
+                p
+            } else if value.v.is_tensorish() || value.v.kind == ValueKind::Host {
+                value.v.clone()
+            } else {
+                let mut u = Value::unknown(span_of(target.range()));
+                u.reads.clone_from(&value.v.reads);
+                u
+            };
+            self.assign_to(target, &Val::new(part));
+        }
+    }
+
+    /// Whether a tensor was built by `torch.tensor([..])` from host values (in this function).
+    fn built_from_values(&self, v: &Value) -> bool {
+        let Some(origin) = v.origin.as_ref().filter(|o| !o.is_transfer) else {
+            return false;
+        };
+        self.stack.last().is_some_and(|st| {
+            st.func.events.iter().any(|e| {
+                e.span == origin.span
+                    && matches!(&e.kind, EventKind::Create { factory, .. }
+                        if factory == "tensor" || factory == "as_tensor")
+            })
+        })
+    }
+
+    /// Whether `self.attr` may hold a tensor that `__init__` stored (see `collect_tensor_attrs`).
+    fn is_tensor_attr(&self, attr: &str) -> bool {
+        self.stack
+            .last()
+            .and_then(|s| s.func.meta.self_type.as_deref())
+            .and_then(|c| self.class(c))
+            .is_some_and(|c| c.tensor_attrs.contains(attr))
+    }
+
+    fn in_method(&self) -> bool {
+        self.stack
+            .last()
+            .is_some_and(|s| s.func.meta.self_type.is_some())
+    }
+
+    /// `device = "cuda"`: an accelerator chosen with no condition.
+    fn note_accelerator_literal(&mut self, value: &Expr) {
+        if let Expr::StringLiteral(s) = value {
+            if t::is_cuda_string(s.value.to_str()) {
+                self.emit(EventKind::AcceleratorChoice, span_of(s.range));
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ expressions
+
+    fn tensor(span: Span, device: Device, origin: Option<Arc<Origin>>) -> Value {
+        Value {
+            kind: ValueKind::Tensor,
+            device,
+            origin,
+            host_read: None,
+            var: None,
+            reads: Reads::new(),
+            span,
+        }
+    }
+
+    fn origin(&self, span: Span, device_span: Option<Span>, device_text: String) -> Origin {
+        let function = self
+            .stack
+            .last()
+            .map(|s| s.func.meta.name.clone())
+            .unwrap_or_default();
+        Origin {
+            file: self.file,
+            span,
+            device_span,
+            device_text,
+            function,
+            is_transfer: false,
+        }
+    }
+
+    fn eval(&mut self, expr: &Expr) -> Val {
+        if self.depth > MAX_DEPTH {
+            self.deep = true;
+            return Val::new(Value::unknown(span_of(expr.range())));
+        }
+        self.depth += 1;
+        let v = self.eval_inner(expr);
+        self.depth -= 1;
+        v
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn eval_inner(&mut self, expr: &Expr) -> Val {
+        let span = span_of(expr.range());
+        match expr {
+            Expr::Name(n) => {
+                let st = self.stack.last().expect("function");
+                if let Some(&id) = st.names.get(n.id.as_str()) {
+                    let mut v = st.env[id as usize].clone();
+                    v.var = Some(id);
+                    v.reads = smallvec::smallvec![id];
+                    v.span = span;
+                    return Val::new(v);
+                }
+                Val::new(Value::unknown(span))
+            }
+            Expr::StringLiteral(s) => Val::new(self.device_literal(s.value.to_str(), span)),
+            Expr::NumberLiteral(_)
+            | Expr::BooleanLiteral(_)
+            | Expr::NoneLiteral(_)
+            | Expr::EllipsisLiteral(_)
+            | Expr::BytesLiteral(_)
+            | Expr::FString(_)
+            | Expr::TString(_)
+            | Expr::IpyEscapeCommand(_) => Val::new(Value::unknown(span)),
+            Expr::Attribute(a) => self.eval_attribute(a, span),
+            Expr::Call(c) => self.eval_call(c, span),
+            Expr::BinOp(b) => {
+                let lhs = self.eval(&b.left);
+                let rhs = self.eval(&b.right);
+                Val::new(self.binary(&lhs.v, &rhs.v, arith_name(b.op), span))
+            }
+            Expr::UnaryOp(u) => {
+                let v = self.eval(&u.operand);
+                if u.op == ast::UnaryOp::Not {
+                    let mut out = Value::unknown(span);
+                    out.reads = v.v.reads;
+                    out.host_read = v.v.host_read;
+                    return Val::new(out);
+                }
+                v
+            }
+            Expr::BoolOp(b) => {
+                let mut out = Value::unknown(span);
+                for e in &b.values {
+                    let v = self.eval(e);
+                    out.reads.extend(v.v.reads.iter().copied());
+                    if out.host_read.is_none() {
+                        out.host_read = v.v.host_read;
+                    }
+                }
+                Val::new(out)
+            }
+            Expr::Compare(c) => {
+                let mut out = Value::unknown(span);
+                for e in std::iter::once(&*c.left).chain(c.comparators.iter()) {
+                    let v = self.eval(e);
+                    out.reads.extend(v.v.reads.iter().copied());
+                    if out.host_read.is_none() {
+                        out.host_read = v.v.host_read;
+                    }
+                }
+                Val::new(out)
+            }
+            Expr::If(i) => {
+                self.eval(&i.test);
+                let a = self.eval(&i.body);
+                let b = self.eval(&i.orelse);
+                Val::new(join(a.v, b.v))
+            }
+            Expr::Named(n) => {
+                let v = self.eval(&n.value);
+                self.assign_to(&n.target, &Val::new(v.v.clone()));
+                v
+            }
+            Expr::List(l) => self.eval_aggregate(&l.elts, span),
+            Expr::Tuple(tu) => self.eval_aggregate(&tu.elts, span),
+            Expr::Set(s) => self.eval_aggregate(&s.elts, span),
+            Expr::Dict(d) => {
+                for item in &d.items {
+                    if let Some(k) = &item.key {
+                        self.eval(k);
+                    }
+                    self.eval(&item.value);
+                }
+                Val::new(Value::unknown(span))
+            }
+            Expr::ListComp(c) => self.eval_comprehension(&c.generators, &[&c.elt], span),
+            Expr::SetComp(c) => self.eval_comprehension(&c.generators, &[&c.elt], span),
+            Expr::Generator(c) => self.eval_comprehension(&c.generators, &[&c.elt], span),
+            Expr::DictComp(c) => {
+                let mut parts: Vec<&Expr> = vec![&c.value];
+                if let Some(k) = &c.key {
+                    parts.push(k);
+                }
+                self.eval_comprehension(&c.generators, &parts, span)
+            }
+            Expr::Lambda(l) => {
+                if let Some(params) = &l.parameters {
+                    for p in params.iter_non_variadic_params() {
+                        self.bind(
+                            p.parameter.name.id.as_str(),
+                            Value::unknown(span_of(p.parameter.name.range)),
+                        );
+                    }
+                }
+                self.eval(&l.body);
+                Val::new(Value::unknown(span))
+            }
+            Expr::Await(a) => self.eval(&a.value),
+            Expr::Yield(y) => {
+                if let Some(v) = &y.value {
+                    let v = self.eval(v);
+                    self.st().func.returns.push(v.v);
+                }
+                Val::new(Value::unknown(span))
+            }
+            Expr::YieldFrom(y) => {
+                self.eval(&y.value);
+                Val::new(Value::unknown(span))
+            }
+            Expr::Starred(s) => self.eval(&s.value),
+            Expr::Subscript(s) => {
+                let base = self.eval(&s.value);
+                let idx = self.eval(&s.slice);
+                let mut v = base.v;
+                v.var = None;
+                v.reads.extend(idx.v.reads);
+                if v.kind != ValueKind::Host && !v.is_tensorish() {
+                    let reads = std::mem::take(&mut v.reads);
+                    v = Value::unknown(span.clone());
+                    v.reads = reads;
+                }
+                v.span = span;
+                Val::new(v)
+            }
+            Expr::Slice(s) => {
+                for e in [&s.lower, &s.upper, &s.step].into_iter().flatten() {
+                    self.eval(e);
+                }
+                Val::new(Value::unknown(span))
+            }
+        }
+    }
+
+    /// A string literal naming a device is a device value (`"cuda:1"`, `"cpu"`).
+    fn device_literal(&mut self, s: &str, span: Span) -> Value {
+        let mut v = Value::unknown(span.clone());
+        let Some((kind, ordinal)) = t::device_string(s) else {
+            return v;
+        };
+        v.kind = ValueKind::Device;
+        v.device = match kind {
+            "cpu" => Device::Cpu,
+            "cuda" => Device::Cuda(ordinal),
+            "meta" => Device::Meta,
+            _ => Device::Unknown,
+        };
+        if let Some(ordinal) = ordinal {
+            self.emit(EventKind::DeviceOrdinal { ordinal }, span.clone());
+        }
+        if v.device.is_hard_coded() {
+            let text = self.text(&span);
+            v.origin = Some(Arc::new(self.origin(span.clone(), Some(span), text)));
+        }
+        v
+    }
+
+    fn eval_aggregate(&mut self, elems: &[Expr], span: Span) -> Val {
+        let mut v = Value::unknown(span);
+        let mut out = Vec::new();
+        for e in elems {
+            let ev = self.eval(e);
+            v.reads.extend(ev.v.reads.iter().copied());
+            if v.host_read.is_none() {
+                v.host_read.clone_from(&ev.v.host_read);
+            }
+            if ev.v.is_tensorish() {
+                out.push(ev.v);
+            } else {
+                out.extend(ev.elems);
+            }
+        }
+        Val { v, elems: out }
+    }
+
+    fn eval_comprehension(
+        &mut self,
+        generators: &[ast::Comprehension],
+        parts: &[&Expr],
+        span: Span,
+    ) -> Val {
+        let mut loops = 0;
+        let mut elems = Vec::new();
+        for g in generators {
+            let iter = self.eval(&g.iter);
+            self.enter_loop(span.clone(), &[]);
+            loops += 1;
+            let mut item = if iter.v.is_tensorish() {
+                iter.v.clone()
+            } else {
+                Value::unknown(span_of(g.target.range()))
+            };
+            item.reads.clone_from(&iter.v.reads);
+            self.assign_to(&g.target, &Val::new(item));
+            for cond in &g.ifs {
+                self.eval(cond);
+            }
+        }
+        for part in parts {
+            let v = self.eval(part);
+            elems.extend(v.tensors());
+        }
+        for _ in 0..loops {
+            self.exit_loop();
+        }
+        Val {
+            v: Value::unknown(span),
+            elems,
+        }
+    }
+
+    fn eval_attribute(&mut self, a: &ast::ExprAttribute, span: Span) -> Val {
+        let attr = a.attr.id.as_str();
+        if is_self(&a.value) && self.in_method() {
+            if self.is_tensor_attr(attr) {
+                self.emit(
+                    EventKind::GetAttr {
+                        attr: attr.to_string(),
+                    },
+                    span.clone(),
+                );
+            }
+            let mut v = Value::unknown(span);
+            if t::is_device_name(attr) {
+                v.kind = ValueKind::Device;
+                v.device = Device::Cached;
+            }
+            return Val::new(v);
+        }
+        if self.qualified(&a.value).is_some() {
+            // `torch.float32`, `np.pi`, `config.hidden_size`: not a tensor.
+            let mut v = Value::unknown(span);
+            if t::is_device_name(attr) {
+                v.kind = ValueKind::Device;
+                v.device = Device::Cached;
+            }
+            return Val::new(v);
+        }
+        let base = self.eval(&a.value);
+        let mut v = Value::unknown(span.clone());
+        v.reads.clone_from(&base.v.reads);
+        if attr == "device" {
+            v.kind = ValueKind::Device;
+            v.device = if base.v.is_tensorish() {
+                base.v.device.clone()
+            } else {
+                Device::Cached
+            };
+            v.origin.clone_from(&base.v.origin);
+            return Val::new(v);
+        }
+        if t::is_device_name(attr) {
+            v.kind = ValueKind::Device;
+            v.device = Device::Cached;
+            return Val::new(v);
+        }
+        if base.v.is_tensorish()
+            && matches!(attr, "T" | "mT" | "H" | "mH" | "data" | "real" | "imag")
+        {
+            let mut v = base.v;
+            v.var = None;
+            v.span = span;
+            return Val::new(v);
+        }
+        Val::new(v)
+    }
+
+    fn reads_of(vals: &[&Value]) -> Reads {
+        let mut reads: Reads = vals.iter().flat_map(|v| v.reads.iter().copied()).collect();
+        reads.sort_unstable();
+        reads.dedup();
+        reads
+    }
+
+    fn maybe_op(&mut self, name: &str, operands: Vec<Value>, span: Span) {
+        if operands.is_empty() {
+            return;
+        }
+        let work = operands.iter().any(Value::is_tensor);
+        if operands.len() >= 2 {
+            self.emit(
+                EventKind::Op {
+                    name: name.to_string(),
+                    operands,
+                },
+                span.clone(),
+            );
+        }
+        if work {
+            self.device_work(span);
+        }
+    }
+
+    /// Whether running a module on these values is device work: one is known to be a tensor, or,
+    /// in a file that imports `torch`, may be one (`model(x)` with `x` a parameter).
+    fn is_device_work(&self, values: &[Value]) -> bool {
+        values.iter().any(Value::is_tensor)
+            || self.uses_torch && values.iter().any(Value::is_tensorish)
+    }
+
+    fn device_work(&mut self, span: Span) {
+        if self.st().timer_live {
+            self.emit(EventKind::DeviceWork, span);
+        }
+    }
+
+    fn binary(&mut self, lhs: &Value, rhs: &Value, op: &str, span: Span) -> Value {
+        let reads = Self::reads_of(&[lhs, rhs]);
+        if let (ValueKind::Timer(start), "-" | "-=") = (rhs.kind, op) {
+            self.emit(EventKind::TimerRead { start }, span.clone());
+        }
+        if lhs.is_tensorish() && rhs.is_tensorish() {
+            self.maybe_op(op, vec![lhs.clone(), rhs.clone()], span.clone());
+        } else if let Some(read) = lhs.host_read.clone().or_else(|| rhs.host_read.clone()) {
+            if (lhs.kind == ValueKind::Host || rhs.kind == ValueKind::Host)
+                && op != "%"
+                && op != "%="
+            {
+                self.emit(EventKind::HostArith { read }, span.clone());
+            }
+        } else if lhs.is_tensor() || rhs.is_tensor() {
+            self.device_work(span.clone());
+        }
+        let mut v = if lhs.is_tensorish() || !rhs.is_tensorish() {
+            lhs.clone()
+        } else {
+            rhs.clone()
+        };
+        if matches!(v.kind, ValueKind::Timer(_) | ValueKind::Device) {
+            v = Value::unknown(span.clone());
+        }
+        if rhs.kind == ValueKind::Host && !v.is_tensorish() {
+            v.kind = ValueKind::Host;
+            if v.host_read.is_none() {
+                v.host_read.clone_from(&rhs.host_read);
+            }
+        }
+        v.var = None;
+        v.reads = reads;
+        v.span = span;
+        v
+    }
+
+    /// The class a call builds, when its callee names a class (`MyDataset(..)`, `nn.Linear(..)`).
+    fn constructed_class(&self, func: &Expr) -> Option<String> {
+        let q = self.qualified(func)?;
+        let last = q.rsplit('.').next().unwrap_or(&q);
+        last.chars()
+            .next()
+            .is_some_and(char::is_uppercase)
+            .then(|| last.to_string())
+    }
+
+    fn keyword<'e>(c: &'e ast::ExprCall, name: &str) -> Option<&'e ast::Keyword> {
+        c.arguments
+            .keywords
+            .iter()
+            .find(|k| k.arg.as_ref().is_some_and(|a| a.id.as_str() == name))
+    }
+
+    fn is_true(e: &Expr) -> bool {
+        matches!(e, Expr::BooleanLiteral(b) if b.value)
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn eval_call(&mut self, c: &ast::ExprCall, span: Span) -> Val {
+        let qualified = self.qualified(&c.func);
+        let method = match &*c.func {
+            Expr::Attribute(a) if qualified.is_none() => Some(a.attr.id.as_str()),
+            _ => None,
+        };
+        let is_log = t::is_log_call(qualified.as_deref(), method);
+        if is_log {
+            self.st().log_depth += 1;
+        }
+        let args: Vec<Val> = c.arguments.args.iter().map(|a| self.eval(a)).collect();
+        let kwargs: Vec<(Option<&str>, Val)> = c
+            .arguments
+            .keywords
+            .iter()
+            .map(|k| (k.arg.as_ref().map(|a| a.id.as_str()), self.eval(&k.value)))
+            .collect();
+        if is_log {
+            self.st().log_depth -= 1;
+        }
+        let mut all: Vec<&Value> = args.iter().map(|a| &a.v).collect();
+        all.extend(kwargs.iter().map(|(_, v)| &v.v));
+        let reads = Self::reads_of(&all);
+        let arg_tensors: Vec<Value> = args
+            .iter()
+            .chain(kwargs.iter().map(|(_, v)| v))
+            .flat_map(Val::tensors)
+            .collect();
+        if let Some(q) = qualified.as_deref() {
+            if let Some(mut v) =
+                self.qualified_call(c, q, &args, &kwargs, &arg_tensors, span.clone())
+            {
+                if v.v.reads.is_empty() {
+                    v.v.reads.clone_from(&reads);
+                }
+                return v;
+            }
+        }
+
+        if let Expr::Attribute(a) = &*c.func {
+            if qualified.is_none() {
+                return self.eval_method(c, a, &args, &kwargs, arg_tensors, reads, span);
+            }
+        }
+
+        // Calling a value: a module (`model(x)`, `nn.MSELoss()(a, b)`), or anything else.
+        let callee = match &*c.func {
+            Expr::Name(n) if self.is_local(n.id.as_str()) => Some(self.eval(&c.func)),
+            Expr::Name(_) => None,
+            _ => Some(self.eval(&c.func)),
+        };
+        if let Some(callee) = callee {
+            return Val::new(self.call_value(&callee.v, arg_tensors, span, reads));
+        }
+        // A function or class of the tree, by name.
+        let Expr::Name(n) = &*c.func else {
+            return Val::new(Value::unknown(span));
+        };
+        let name = n.id.as_str();
+        if name.chars().next().is_some_and(char::is_uppercase) {
+            return Val::new(self.new_instance(name, &kwargs, span, reads));
+        }
+        if t::is_builtin(name) {
+            let mut v = Value::unknown(span);
+            v.reads = reads;
+            return Val::new(v);
+        }
+        Val::new(self.local_call(
+            CallTarget::Free {
+                name: name.to_string(),
+            },
+            arg_tensors,
+            span,
+            reads,
+        ))
+    }
+
+    fn call_value(
+        &mut self,
+        callee: &Value,
+        arg_tensors: Vec<Value>,
+        span: Span,
+        reads: Reads,
+    ) -> Value {
+        if callee.kind != ValueKind::Module {
+            if !arg_tensors.is_empty() {
+                // A callable given tensors (a module passed in, a loss): computes on them.
+                return self.module_output(arg_tensors, span, reads);
+            }
+            let mut v = Value::unknown(span);
+            v.reads = reads;
+            return v;
+        }
+        self.emit(
+            EventKind::ModuleCall {
+                module: callee.clone(),
+                inputs: arg_tensors.clone(),
+            },
+            span.clone(),
+        );
+        self.module_output(arg_tensors, span, reads)
+    }
+
+    /// What running a module gives: a tensor where its first input is.
+    fn module_output(&mut self, arg_tensors: Vec<Value>, span: Span, reads: Reads) -> Value {
+        if self.is_device_work(&arg_tensors) {
+            self.device_work(span.clone());
+        }
+        let first = arg_tensors.first().cloned();
+        if arg_tensors.len() >= 2 {
+            self.emit(
+                EventKind::Op {
+                    name: "module call".to_string(),
+                    operands: arg_tensors,
+                },
+                span.clone(),
+            );
+        }
+        let mut v = match first {
+            Some(f) => {
+                let mut v = Self::tensor(span, f.device, f.origin);
+                v.kind = f.kind;
+                v
+            }
+            None => Self::tensor(span, Device::Unknown, None),
+        };
+        v.reads = reads;
+        v
+    }
+
+    fn new_instance(
+        &mut self,
+        class: &str,
+        kwargs: &[(Option<&str>, Val)],
+        span: Span,
+        reads: Reads,
+    ) -> Value {
+        let tensor_args: Vec<(String, Value)> = kwargs
+            .iter()
+            .filter(|(k, v)| k.is_some() && v.v.is_tensorish())
+            .map(|(k, v)| (k.unwrap_or_default().to_string(), v.v.clone()))
+            .collect();
+        // Only a module given tensors can hold one the model's move leaves behind.
+        if !tensor_args.is_empty() {
+            self.emit(
+                EventKind::ModuleNew {
+                    class: class.to_string(),
+                    tensor_args,
+                },
+                span.clone(),
+            );
+        }
+        let mut v = Value::unknown(span.clone());
+        v.kind = ValueKind::Module;
+        v.device = Device::Cpu;
+        v.origin = Some(Arc::new(self.origin(span, None, "the host".to_string())));
+        v.reads = reads;
+        v
+    }
+
+    fn local_call(
+        &mut self,
+        target: CallTarget,
+        arg_tensors: Vec<Value>,
+        span: Span,
+        reads: Reads,
+    ) -> Value {
+        self.emit(
+            EventKind::Call {
+                target: target.clone(),
+            },
+            span.clone(),
+        );
+        let name = match &target {
+            CallTarget::Method { name, .. } | CallTarget::Free { name } => name.clone(),
+        };
+        let arg_device = arg_tensors
+            .first()
+            .map_or(Device::Unknown, |v| v.device.clone());
+        self.maybe_op(&name, arg_tensors, span.clone());
+        let mut v = Self::tensor(
+            span.clone(),
+            Device::Call(Arc::new(CallRef {
+                target,
+                arg_device,
+                span,
+            })),
+            None,
+        );
+        v.kind = ValueKind::MaybeTensor;
+        v.reads = reads;
+        v
+    }
+
+    /// A call of a qualified name (`torch.zeros`, `nn.Linear`, `DataLoader`, `time.time`);
+    /// `None` if the name means nothing here.
+    #[allow(clippy::too_many_lines)]
+    fn qualified_call(
+        &mut self,
+        c: &ast::ExprCall,
+        q: &str,
+        args: &[Val],
+        kwargs: &[(Option<&str>, Val)],
+        arg_tensors: &[Value],
+        span: Span,
+    ) -> Option<Val> {
+        let kw = |name: &str| {
+            kwargs
+                .iter()
+                .find(|(k, _)| *k == Some(name))
+                .map(|(_, v)| &v.v)
+        };
+        if t::TIMERS.contains(&q) {
+            let idx = self.emit(EventKind::TimerStart, span.clone());
+            self.st().timer_live = true;
+            let mut v = Value::unknown(span);
+            v.kind = ValueKind::Timer(idx);
+            return Some(Val::new(v));
+        }
+        if t::PASS_THROUGH_ITERATORS.contains(&q) {
+            // `enumerate(loader)`, `tqdm(loader)`: still the loader's batches.
+            if let Some(l) = args.iter().find(|a| a.v.kind == ValueKind::Loader) {
+                let mut v = l.v.clone();
+                v.var = None;
+                v.span = span;
+                return Some(Val::new(v));
+            }
+            return None;
+        }
+        if t::HOST_READ_BUILTINS.contains(&q) {
+            let source = args.first().filter(|a| a.v.is_tensor())?.v.clone();
+            self.emit(
+                EventKind::HostRead {
+                    source,
+                    method: q.to_string(),
+                },
+                span.clone(),
+            );
+            let mut v = Value::unknown(span.clone());
+            v.kind = ValueKind::Host;
+            v.host_read = Some(span);
+            return Some(Val::new(v));
+        }
+        if t::is_data_loader(q) {
+            return Some(Val::new(self.data_loader(c, args, kwargs, span)));
+        }
+        if q == "torch.utils.data.TensorDataset" {
+            // A dataset of the tensors given: where they are.
+            let mut v = Value::unknown(span);
+            if let Some(first) = arg_tensors.first() {
+                v.device = first.device.clone();
+                v.origin.clone_from(&first.origin);
+            }
+            return Some(Val::new(v));
+        }
+        let rest = Self::torch_name(q)?;
+        match rest {
+            "cuda.synchronize" => {
+                self.emit(EventKind::Synchronize, span.clone());
+                return Some(Val::new(Value::unknown(span)));
+            }
+            "cuda.empty_cache" => {
+                self.emit(EventKind::EmptyCache, span.clone());
+                return Some(Val::new(Value::unknown(span)));
+            }
+            "cuda.is_available" | "backends.mps.is_available" | "cuda.device_count" => {
+                self.emit(EventKind::AvailabilityCheck, span.clone());
+                return Some(Val::new(Value::unknown(span)));
+            }
+            "device" => return Some(Val::new(self.torch_device(c, args, span))),
+            "nn.Parameter" | "nn.parameter.Parameter" | "nn.Buffer" => {
+                // Registered with the module: not a plain tensor attribute.
+                return Some(Val::new(Value::unknown(span)));
+            }
+            _ => {}
+        }
+        if t::FACTORIES.contains(&rest) {
+            return Some(Val::new(self.factory(rest, c, args, kwargs, span)));
+        }
+        if t::is_like_factory(rest) {
+            let base = arg_tensors.first();
+            let mut v = match kw("device").filter(|d| d.kind == ValueKind::Device) {
+                Some(d) => Self::tensor(span.clone(), d.device.clone(), None),
+                None => match base {
+                    Some(b) => {
+                        let mut v = Self::tensor(span.clone(), b.device.clone(), None);
+                        v.kind = b.kind;
+                        v
+                    }
+                    None => Self::tensor(span.clone(), Device::Unknown, None),
+                },
+            };
+            v.span = span;
+            return Some(Val::new(v));
+        }
+        let last = rest.rsplit('.').next().unwrap_or(rest);
+        if rest.starts_with("nn.") && last.chars().next().is_some_and(char::is_uppercase) {
+            return Some(Val::new(self.new_instance(
+                last,
+                kwargs,
+                span,
+                Reads::new(),
+            )));
+        }
+        // Any other torch function given tensors computes on them (`torch.cat`, `F.linear`);
+        // given none, nothing is known (`torch.get_default_dtype()`).
+        let first = arg_tensors.first().cloned()?;
+        self.maybe_op(last, arg_tensors.to_vec(), span.clone());
+        let origin = if t::BOOL_OPS.contains(&last) && !first.device.is_hard_coded() {
+            None
+        } else {
+            first.origin
+        };
+        let mut v = Self::tensor(span, first.device, origin);
+        v.kind = first.kind;
+        Some(Val::new(v))
+    }
+
+    fn torch_device(&mut self, c: &ast::ExprCall, args: &[Val], span: Span) -> Value {
+        let mut v = Value::unknown(span.clone());
+        v.kind = ValueKind::Device;
+        let Some(first) = args.first() else {
+            return v;
+        };
+        if let Some(Expr::StringLiteral(s)) = c.arguments.args.first() {
+            if t::is_cuda_string(s.value.to_str()) {
+                self.emit(EventKind::AcceleratorChoice, span.clone());
+            }
+        }
+        let ordinal = c.arguments.args.get(1).and_then(int_literal);
+        v.device = match (&first.v.device, ordinal) {
+            (Device::Cuda(None), Some(n)) => {
+                self.emit(EventKind::DeviceOrdinal { ordinal: n }, span.clone());
+                Device::Cuda(Some(n))
+            }
+            (d, _) => d.clone(),
+        };
+        if v.device.is_hard_coded() {
+            let text = self.text(&span);
+            v.origin = Some(Arc::new(self.origin(span.clone(), Some(span), text)));
+        }
+        v
+    }
+
+    fn factory(
+        &mut self,
+        name: &str,
+        c: &ast::ExprCall,
+        args: &[Val],
+        kwargs: &[(Option<&str>, Val)],
+        span: Span,
+    ) -> Value {
+        let device_kw = kwargs
+            .iter()
+            .find(|(k, _)| *k == Some("device"))
+            .map(|(_, v)| &v.v);
+        let has_dtype = kwargs.iter().any(|(k, _)| *k == Some("dtype"));
+        let wrapped = args.first().filter(|a| a.v.is_tensorish());
+        let (device, origin) = match device_kw {
+            Some(d) => {
+                let (device_span, text) = match &d.origin {
+                    Some(o) if o.device_span.is_some() => {
+                        (o.device_span.clone(), o.device_text.clone())
+                    }
+                    _ => (Some(d.span.clone()), self.text(&d.span)),
+                };
+                if let Some(Expr::StringLiteral(s)) = Self::keyword(c, "device").map(|k| &k.value) {
+                    if t::is_cuda_string(s.value.to_str()) {
+                        self.emit(EventKind::AcceleratorChoice, span_of(s.range));
+                    }
+                }
+                let device = if d.kind == ValueKind::Device || d.is_tensorish() {
+                    d.device.clone()
+                } else {
+                    Device::Unknown
+                };
+                (
+                    device,
+                    Some(Arc::new(self.origin(span.clone(), device_span, text))),
+                )
+            }
+            None if t::WRAPPING_FACTORIES.contains(&name) || name == "as_tensor" => {
+                // `torch.triu(x)` stays where `x` is.
+                let device = wrapped.map_or(Device::Unknown, |w| w.v.device.clone());
+                (device, wrapped.and_then(|w| w.v.origin.clone()))
+            }
+            None if name == "tensor" && !is_sequence_literal(c.arguments.args.first()) => {
+                // `torch.tensor(1e-5)` is a 0-dim scalar (allowed to mix with any device), and
+                // `torch.tensor(x)` may be one.
+                (Device::Unknown, None)
+            }
+            None if name == "tensor" || name == "from_numpy" || c.arguments.args.is_empty() => {
+                let text = "cpu".to_string();
+                (
+                    Device::Cpu,
+                    Some(Arc::new(self.origin(span.clone(), None, text))),
+                )
+            }
+            None if is_scalar_shape(&c.arguments.args) && name != "arange"
+                || is_empty_shape(&c.arguments.args) =>
+            {
+                (Device::Unknown, None)
+            }
+            None => {
+                let text = "cpu".to_string();
+                (
+                    Device::Cpu,
+                    Some(Arc::new(self.origin(span.clone(), None, text))),
+                )
+            }
+        };
+        // Inheriting (`device=x.device`) keeps no origin of its own for the device rules; the
+        // origin is kept for the dtype rule, which needs to find this factory again.
+        let inherits = device == Device::Input;
+        let origin = if device.is_hard_coded() || inherits {
+            origin
+        } else {
+            None
+        };
+        if inherits && !has_dtype && t::FLOAT_FACTORIES.contains(&name) {
+            self.emit(EventKind::DefaultDtype, span.clone());
+        }
+        let from_host = args
+            .iter()
+            .chain(kwargs.iter().map(|(_, v)| v))
+            .find_map(|a| a.v.host_read.clone());
+        let on_host = device == Device::Cpu;
+        let mut v = Self::tensor(span.clone(), device, origin);
+        if on_host {
+            v.host_read.clone_from(&from_host);
+        }
+        let mut all: Vec<&Value> = args.iter().map(|a| &a.v).collect();
+        all.extend(kwargs.iter().map(|(_, v)| &v.v));
+        v.reads = Self::reads_of(&all);
+        self.emit(
+            EventKind::Create {
+                factory: name.to_string(),
+                value: v.clone(),
+                from_host,
+            },
+            span.clone(),
+        );
+        self.device_work(span);
+        v
+    }
+
+    fn data_loader(
+        &mut self,
+        c: &ast::ExprCall,
+        args: &[Val],
+        kwargs: &[(Option<&str>, Val)],
+        span: Span,
+    ) -> Value {
+        let pin_memory = Self::keyword(c, "pin_memory")
+            .filter(|k| Self::is_true(&k.value))
+            .map(|k| span_of(k.range));
+        let dataset_expr = c
+            .arguments
+            .args
+            .first()
+            .or_else(|| Self::keyword(c, "dataset").map(|k| &k.value));
+        let dataset = args.first().or_else(|| {
+            kwargs
+                .iter()
+                .find(|(k, _)| *k == Some("dataset"))
+                .map(|(_, v)| v)
+        });
+        let dataset_class = dataset_expr.and_then(|e| match e {
+            Expr::Name(n) => {
+                let st = self.stack.last()?;
+                let id = st.names.get(n.id.as_str())?;
+                st.instance_of.get(id).cloned()
+            }
+            Expr::Call(inner) => self.constructed_class(&inner.func),
+            _ => None,
+        });
+        // A dataset class of this file (lowered above its use) that moves its data.
+        let class_moves = dataset_class.as_deref().is_some_and(|class| {
+            self.functions.iter().any(|f| {
+                f.meta.self_type.as_deref() == Some(class)
+                    && matches!(f.meta.name.as_str(), "__init__" | "__getitem__")
+                    && f.events.iter().any(|e| {
+                        matches!(&e.kind, EventKind::Transfer { to, source, .. }
+                            if *to != Device::Cpu && source.kind != ValueKind::Module)
+                    })
+            })
+        });
+        // Batches are where the dataset's tensors were moved, or on the host.
+        let mut batches = match dataset.map(|d| &d.v) {
+            Some(d) if d.origin.as_ref().is_some_and(|o| o.is_transfer) => {
+                Self::tensor(span.clone(), d.device.clone(), d.origin.clone())
+            }
+            _ if class_moves => {
+                let mut origin = self.origin(span.clone(), None, "the dataset".to_string());
+                origin.is_transfer = true;
+                Self::tensor(span.clone(), Device::Unknown, Some(Arc::new(origin)))
+            }
+            _ => {
+                let text = "DataLoader".to_string();
+                let origin = self.origin(span.clone(), None, text);
+                Self::tensor(span.clone(), Device::Cpu, Some(Arc::new(origin)))
+            }
+        };
+        self.emit(
+            EventKind::LoaderNew {
+                pin_memory,
+                dataset_class,
+                batches: batches.clone(),
+            },
+            span,
+        );
+        batches.kind = ValueKind::Loader;
+        batches
+    }
+
+    #[allow(clippy::too_many_arguments, clippy::too_many_lines)]
+    fn eval_method(
+        &mut self,
+        c: &ast::ExprCall,
+        a: &ast::ExprAttribute,
+        args: &[Val],
+        kwargs: &[(Option<&str>, Val)],
+        arg_tensors: Vec<Value>,
+        reads: Reads,
+        span: Span,
+    ) -> Val {
+        let name = a.attr.id.as_str();
+        let method_span = usize::from(a.attr.range.start())..span.end;
+        let receiver_is_self = is_self(&a.value) && self.in_method();
+        // `self.helper(x)` of this class; `self.layer(x)`: a submodule.
+        if receiver_is_self {
+            let class = self
+                .stack
+                .last()
+                .and_then(|s| s.func.meta.self_type.clone());
+            if name == "register_buffer" || name == "register_parameter" {
+                if let (Some(Expr::StringLiteral(s)), Some(value)) =
+                    (c.arguments.args.first(), args.get(1))
+                {
+                    self.emit(
+                        EventKind::SetAttr {
+                            attr: s.value.to_str().to_string(),
+                            value: value.v.clone(),
+                            registered: true,
+                        },
+                        span.clone(),
+                    );
+                }
+                return Val::new(Value::unknown(span));
+            }
+            if let Some(class) = class {
+                if self.class(&class).is_some_and(|c| c.methods.contains(name)) {
+                    let target = CallTarget::Method {
+                        self_type: class,
+                        name: name.to_string(),
+                    };
+                    return Val::new(self.local_call(target, arg_tensors, span, reads));
+                }
+            }
+            let submodule = self
+                .stack
+                .last()
+                .and_then(|s| s.func.meta.self_type.as_deref())
+                .and_then(|c| self.class(c))
+                .is_some_and(|c| c.submodules.contains(name));
+            if submodule {
+                return Val::new(self.module_output(arg_tensors, span, reads));
+            }
+            // A method inherited from a base class: what it does is not known here.
+            let mut v = Value::unknown(span);
+            v.reads = reads;
+            return Val::new(v);
+        }
+        let recv = self.eval(&a.value);
+        let kw = |n: &str| {
+            kwargs
+                .iter()
+                .find(|(k, _)| *k == Some(n))
+                .map(|(_, v)| &v.v)
+        };
+
+        // Transfers: `.to(device)`, `.to(other)`, `.to(device=..)`, `.cuda()`, `.cpu()`.
+        if matches!(name, "to" | "cuda" | "cpu" | "type_as") && recv.v.kind != ValueKind::Host {
+            let target: Option<(Device, Option<Value>)> = match name {
+                // `t.type_as(other)` takes `other`'s dtype and device.
+                "type_as" => args.first().map(|a| {
+                    let device = if a.v.is_tensorish() {
+                        a.v.device.clone()
+                    } else {
+                        Device::Unknown
+                    };
+                    (device, Some(a.v.clone()))
+                }),
+                "cuda" => {
+                    self.emit(EventKind::AcceleratorChoice, method_span.clone());
+                    let ordinal = c.arguments.args.first().and_then(int_literal);
+                    if let Some(n) = ordinal {
+                        self.emit(EventKind::DeviceOrdinal { ordinal: n }, method_span.clone());
+                    }
+                    Some((Device::Cuda(ordinal), None))
+                }
+                "cpu" => {
+                    let mut cpu = Value::unknown(method_span.clone());
+                    cpu.kind = ValueKind::Device;
+                    cpu.device = Device::Cpu;
+                    Some((Device::Cpu, Some(cpu)))
+                }
+                _ => {
+                    let first = kw("device").or(args.first().map(|a| &a.v));
+                    let arg_expr = Self::keyword(c, "device")
+                        .map(|k| &k.value)
+                        .or(c.arguments.args.first());
+                    let names_device = arg_expr.is_some_and(|e| {
+                        let text = self.src_of(e);
+                        text.contains("device") || text.contains("dev")
+                    });
+                    first.and_then(|d| {
+                        if d.kind == ValueKind::Device || d.is_tensorish() {
+                            Some((d.device.clone(), Some(d.clone())))
+                        } else if names_device {
+                            Some((Device::Unknown, Some(d.clone())))
+                        } else {
+                            None
+                        }
+                    })
+                }
+            };
+            if let Some(Expr::StringLiteral(s)) = Self::keyword(c, "device")
+                .map(|k| &k.value)
+                .or(c.arguments.args.first())
+            {
+                if name == "to" && t::is_cuda_string(s.value.to_str()) {
+                    self.emit(EventKind::AcceleratorChoice, span_of(s.range));
+                }
+            }
+            if let Some((to, to_value)) = target {
+                let to_value = to_value.unwrap_or_else(|| Value::unknown(method_span.clone()));
+                let device_text = self.text(&to_value.span);
+                self.emit(
+                    EventKind::Transfer {
+                        source: recv.v.clone(),
+                        to: to.clone(),
+                        to_value: to_value.clone(),
+                    },
+                    method_span.clone(),
+                );
+                if let Some(k) =
+                    Self::keyword(c, "non_blocking").filter(|k| Self::is_true(&k.value))
+                {
+                    self.emit(
+                        EventKind::NonBlocking {
+                            source: recv.v.clone(),
+                        },
+                        span_of(k.range),
+                    );
+                }
+                let mut origin = self.origin(
+                    method_span.clone(),
+                    Some(to_value.span.clone()),
+                    device_text,
+                );
+                origin.is_transfer = true;
+                let mut v = Self::tensor(span.clone(), to.clone(), Some(Arc::new(origin)));
+                if matches!(recv.v.kind, ValueKind::Module | ValueKind::Loader) {
+                    v.kind = recv.v.kind;
+                }
+                if to == Device::Cpu {
+                    v.host_read = Some(method_span);
+                }
+                v.reads = reads;
+                // A module moves in place: `model.cuda()` moves `model`.
+                if recv.v.kind == ValueKind::Module {
+                    if let Expr::Name(n) = &*a.value {
+                        let mut moved = v.clone();
+                        moved.span = recv.v.span.clone();
+                        self.bind(n.id.as_str(), moved);
+                    }
+                }
+                return Val::new(v);
+            }
+        }
+
+        // Host reads.
+        let tensor_recv = recv.v.is_tensorish();
+        let plain_recv = matches!(recv.v.kind, ValueKind::Tensor | ValueKind::MaybeTensor)
+            || recv.v.kind == ValueKind::Other && recv.v.device == Device::Unknown;
+        if (t::HOST_READS.contains(&name) && plain_recv && c.arguments.is_empty())
+            || (t::TENSOR_ONLY_HOST_READS.contains(&name) && recv.v.is_tensor())
+        {
+            self.emit(
+                EventKind::HostRead {
+                    source: recv.v.clone(),
+                    method: name.to_string(),
+                },
+                method_span.clone(),
+            );
+            let mut v = Value::unknown(span);
+            v.kind = ValueKind::Host;
+            // No wait for a device: `.numpy()` works on host tensors only (the `.cpu()` before
+            // it waited), a tensor a factory built on the host, and host-only files.
+            let on_host = recv.v.device == Device::Cpu
+                && recv.v.origin.as_ref().is_some_and(|o| !o.is_transfer);
+            if name != "numpy" && !on_host && !self.host_only {
+                v.host_read = Some(method_span);
+            }
+            v.reads = reads;
+            return Val::new(v);
+        }
+        if name == "synchronize" {
+            self.emit(EventKind::Synchronize, span.clone());
+            return Val::new(Value::unknown(span));
+        }
+        if name == "empty_cache" {
+            self.emit(EventKind::EmptyCache, span.clone());
+            return Val::new(Value::unknown(span));
+        }
+
+        if recv.v.kind == ValueKind::Module {
+            if name == "forward" {
+                self.emit(
+                    EventKind::ModuleCall {
+                        module: recv.v.clone(),
+                        inputs: arg_tensors.clone(),
+                    },
+                    span.clone(),
+                );
+                return Val::new(self.module_output(arg_tensors, span, reads));
+            }
+            let mut v = Value::unknown(span);
+            v.reads = reads;
+            return Val::new(v);
+        }
+
+        if tensor_recv {
+            if t::NON_TENSOR_MEMBERS.contains(&name) {
+                let mut v = Value::unknown(span);
+                v.reads = reads;
+                return Val::new(v);
+            }
+            if t::INHERITING_METHODS.contains(&name) {
+                let device = kw("device")
+                    .filter(|d| d.kind == ValueKind::Device)
+                    .map_or_else(|| recv.v.device.clone(), |d| d.device.clone());
+                let mut v = Self::tensor(span, device, None);
+                v.kind = recv.v.kind;
+                v.reads = reads;
+                return Val::new(v);
+            }
+            if !t::CROSS_DEVICE_METHODS.contains(&name) {
+                let mut operands = vec![recv.v.clone()];
+                operands.extend(arg_tensors);
+                self.maybe_op(name, operands, span.clone());
+            }
+            let mut v = recv.v.clone();
+            if name != "clone" {
+                v.var = None;
+            }
+            v.span = span;
+            v.reads = reads;
+            if (t::DTYPE_METHODS.contains(&name) || t::BOOL_OPS.contains(&name))
+                && !v.device.is_hard_coded()
+            {
+                v.origin = None;
+            }
+            if name == "pin_memory" {
+                // Pinned: no longer the pageable host tensor its factory made.
+                v.origin = None;
+                v.device = Device::Unknown;
+            }
+            return Val::new(v);
+        }
+
+        if recv.v.kind == ValueKind::Host {
+            let mut v = recv.v.clone();
+            v.var = None;
+            v.span = span;
+            v.reads = reads;
+            return Val::new(v);
+        }
+
+        if !arg_tensors.is_empty() && !t::COLLECTION_METHODS.contains(&name) {
+            let first = arg_tensors[0].clone();
+            self.maybe_op(name, arg_tensors, span.clone());
+            let mut v = Self::tensor(span, first.device, first.origin);
+            v.kind = first.kind;
+            v.reads = reads;
+            return Val::new(v);
+        }
+        let mut v = Value::unknown(span);
+        v.reads = reads;
+        Val::new(v)
+    }
+}
+
+/// The targets and the value of an assignment (`a = b`, `a: T = b`).
+fn assignment(stmt: &Stmt) -> Option<(&[Expr], &Expr)> {
+    match stmt {
+        Stmt::Assign(a) => Some((&a.targets, &a.value)),
+        Stmt::AnnAssign(a) => Some((std::slice::from_ref(&*a.target), a.value.as_deref()?)),
+        _ => None,
+    }
+}
+
+/// The attributes a constructor body sets to a newly built object: `self.x = Name(..)` or
+/// `self.x = nn.Name(..)` (a class, by its capitalised name).
+fn collect_submodules(body: &[Stmt], out: &mut HashSet<String>) {
+    for stmt in body {
+        match stmt {
+            Stmt::Assign(a) => {
+                let Expr::Call(c) = &*a.value else { continue };
+                let class = match &*c.func {
+                    Expr::Name(n) => n.id.as_str(),
+                    Expr::Attribute(at) => at.attr.id.as_str(),
+                    _ => continue,
+                };
+                if !class.chars().next().is_some_and(char::is_uppercase) {
+                    continue;
+                }
+                for target in &a.targets {
+                    if let Expr::Attribute(at) = target {
+                        if is_self(&at.value) {
+                            out.insert(at.attr.id.to_string());
+                        }
+                    }
+                }
+            }
+            Stmt::If(i) => {
+                collect_submodules(&i.body, out);
+                for clause in &i.elif_else_clauses {
+                    collect_submodules(&clause.body, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// What a parameter holds, from its annotation or, without one, its default and its name:
+/// `(kind, device)`. An unannotated parameter may be a tensor unless its default is a literal
+/// (`num_buckets=32`) or its name says it is a size, a count, a flag or a config.
+fn param_kind(name: &str, annotation: Option<&str>, default: Option<&Expr>) -> (ValueKind, Device) {
+    let literal_default = matches!(
+        default,
+        Some(
+            Expr::NumberLiteral(_)
+                | Expr::BooleanLiteral(_)
+                | Expr::StringLiteral(_)
+                | Expr::Tuple(_)
+                | Expr::List(_)
+        )
+    );
+    match annotation {
+        Some(a) if a.contains("Tensor") => (ValueKind::Tensor, Device::Input),
+        Some(a) if a.contains("device") => (ValueKind::Device, Device::Unknown),
+        Some(_) => (ValueKind::Other, Device::Unknown),
+        None if t::is_device_name(name) => (ValueKind::Device, Device::Unknown),
+        None if literal_default || t::is_host_value_name(name) => {
+            (ValueKind::Other, Device::Unknown)
+        }
+        None => (ValueKind::MaybeTensor, Device::Input),
+    }
+}
+
+fn is_self(e: &Expr) -> bool {
+    matches!(e, Expr::Name(n) if n.id.as_str() == "self")
+}
+
+fn int_literal(e: &Expr) -> Option<u32> {
+    match e {
+        Expr::NumberLiteral(n) => match &n.value {
+            ast::Number::Int(i) => i.as_i64().and_then(|v| u32::try_from(v).ok()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `torch.tensor([1, 2])`: a literal list or tuple (so not a 0-dim scalar).
+fn is_sequence_literal(e: Option<&Expr>) -> bool {
+    matches!(e, Some(Expr::List(_) | Expr::Tuple(_) | Expr::ListComp(_)))
+}
+
+/// `torch.empty(0)`, `torch.empty([0])`: an empty placeholder, never computed with.
+fn is_empty_shape(args: &[Expr]) -> bool {
+    let zero = |e: &Expr| int_literal(e) == Some(0);
+    match args {
+        [e] if zero(e) => true,
+        [Expr::List(l)] => l.elts.len() == 1 && zero(&l.elts[0]),
+        [Expr::Tuple(t)] => t.elts.len() == 1 && zero(&t.elts[0]),
+        _ => false,
+    }
+}
+
+/// `torch.zeros(())`, `torch.zeros([])`, `torch.full((), v)`: a 0-dim tensor.
+fn is_scalar_shape(args: &[Expr]) -> bool {
+    match args.first() {
+        Some(Expr::Tuple(t)) => t.elts.is_empty(),
+        Some(Expr::List(l)) => l.elts.is_empty(),
+        _ => false,
+    }
+}
+
+fn arith_name(op: ast::Operator) -> &'static str {
+    use ast::Operator as O;
+    match op {
+        O::Add => "+",
+        O::Sub => "-",
+        O::Mult => "*",
+        O::MatMult => "@",
+        O::Div => "/",
+        O::Mod => "%",
+        O::Pow => "**",
+        O::LShift => "<<",
+        O::RShift => ">>",
+        O::BitOr => "|",
+        O::BitXor => "^",
+        O::BitAnd => "&",
+        O::FloorDiv => "//",
+    }
+}
+
+/// Two branches' values: equal devices stay, anything else is unknown.
+fn join(a: Value, b: Value) -> Value {
+    if a.device == b.device && a.kind == b.kind {
+        return a;
+    }
+    let mut v = Value::unknown(a.span.start.min(b.span.start)..a.span.end.max(b.span.end));
+    v.kind = if a.kind == b.kind {
+        a.kind
+    } else if a.is_tensorish() && b.is_tensorish() {
+        ValueKind::MaybeTensor
+    } else {
+        ValueKind::Other
+    };
+    v.reads = a.reads;
+    v.reads.extend(b.reads);
+    v
+}

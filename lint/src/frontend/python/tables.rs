@@ -1,0 +1,354 @@
+//! What placer knows about `torch`, as data. Names are qualified after import aliases are resolved
+//! (`import torch as th`, `from torch import nn, zeros`): `zeros` below means `torch.zeros`.
+//! The lowering in `lower.rs` reads only these tables.
+
+/// `torch.*` functions that create a tensor. Without `device=` the tensor is on the CPU.
+pub(crate) const FACTORIES: &[&str] = &[
+    "zeros",
+    "ones",
+    "full",
+    "empty",
+    "arange",
+    "linspace",
+    "logspace",
+    "eye",
+    "rand",
+    "randn",
+    "randint",
+    "randperm",
+    "tensor",
+    "as_tensor",
+    "from_numpy",
+    "triu",
+    "tril",
+];
+
+/// Factories whose result is floating point unless `dtype=` says otherwise: built with the
+/// input's device but no dtype, they do not follow the input's half precision.
+pub(crate) const FLOAT_FACTORIES: &[&str] = &["zeros", "ones", "full", "empty", "rand", "randn"];
+
+/// Factories that take an existing tensor (or array) and keep its data: `torch.triu(x)` is where
+/// `x` is, `torch.from_numpy(a)` is on the CPU.
+pub(crate) const WRAPPING_FACTORIES: &[&str] = &["triu", "tril"];
+
+/// `torch.*_like(x)` functions: the result inherits `x`'s device and dtype.
+pub(crate) fn is_like_factory(name: &str) -> bool {
+    matches!(
+        name,
+        "zeros_like"
+            | "ones_like"
+            | "full_like"
+            | "empty_like"
+            | "rand_like"
+            | "randn_like"
+            | "randint_like"
+    )
+}
+
+/// Tensor methods that create a tensor on the receiver's device with its dtype.
+pub(crate) const INHERITING_METHODS: &[&str] = &[
+    "new_zeros",
+    "new_ones",
+    "new_full",
+    "new_empty",
+    "new_tensor",
+];
+
+/// Tensor methods that change the dtype (a helper converted after creation has the right dtype);
+/// `to` here is `.to(dtype)`, a transfer having been recognised before.
+pub(crate) const DTYPE_METHODS: &[&str] = &[
+    "to", "float", "half", "bfloat16", "double", "long", "int", "bool", "type", "type_as", "short",
+    "byte", "char",
+];
+
+/// Ops whose result is boolean or integer whatever the operands' dtype (a helper compared is no
+/// longer a floating-point helper).
+pub(crate) const BOOL_OPS: &[&str] = &[
+    "ge",
+    "gt",
+    "le",
+    "lt",
+    "eq",
+    "ne",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "argmax",
+    "argmin",
+    "argsort",
+    "bernoulli",
+];
+
+/// Methods that copy a tensor's data to the host and wait for the device.
+pub(crate) const HOST_READS: &[&str] = &["item", "numpy"];
+
+/// Host reads whose name is too common (numpy arrays have it too) unless the receiver is known to
+/// be a tensor.
+pub(crate) const TENSOR_ONLY_HOST_READS: &[&str] = &["tolist"];
+
+/// Builtins that read a tensor's value on the host (`bool(t)`, `float(t)`).
+pub(crate) const HOST_READ_BUILTINS: &[&str] = &["bool", "float", "int"];
+
+/// Tensor attributes and methods whose result is not a tensor.
+pub(crate) const NON_TENSOR_MEMBERS: &[&str] = &[
+    "shape",
+    "size",
+    "dim",
+    "ndim",
+    "ndimension",
+    "numel",
+    "dtype",
+    "is_cuda",
+    "is_floating_point",
+    "is_complex",
+    "requires_grad",
+    "stride",
+    "element_size",
+    "is_contiguous",
+    "data_ptr",
+    "nelement",
+    "get_device",
+    "grad_fn",
+    "is_leaf",
+    "layout",
+    "is_pinned",
+    "storage",
+    "untyped_storage",
+    "names",
+    "backward",
+    "register_hook",
+    "retain_grad",
+];
+
+/// Tensor methods that take another tensor but are legal across devices (copies).
+pub(crate) const CROSS_DEVICE_METHODS: &[&str] = &["copy_", "set_", "to"];
+
+/// Methods that put a value into a host collection: given tensors, they compute nothing.
+pub(crate) const COLLECTION_METHODS: &[&str] = &[
+    "append",
+    "extend",
+    "insert",
+    "add",
+    "update",
+    "put",
+    "setdefault",
+    "get",
+    "pop",
+    "index",
+    "count",
+    "remove",
+];
+
+/// Calls whose arguments are only logged or formatted (a host read there is for logging).
+pub(crate) fn is_log_call(qualified: Option<&str>, method: Option<&str>) -> bool {
+    if let Some(q) = qualified {
+        if matches!(
+            q,
+            "print" | "pprint" | "pprint.pprint" | "repr" | "str" | "format"
+        ) || q.starts_with("logging.")
+            || q.starts_with("warnings.")
+            || q.starts_with("wandb.")
+        {
+            return true;
+        }
+    }
+    method.is_some_and(|m| {
+        matches!(
+            m,
+            "info"
+                | "debug"
+                | "warning"
+                | "warn"
+                | "error"
+                | "critical"
+                | "exception"
+                | "log"
+                | "write"
+                | "set_postfix"
+                | "set_description"
+                | "add_scalar"
+                | "add_scalars"
+                | "log_metrics"
+                | "log_dict"
+                | "format"
+                | "info_once"
+                | "warning_once"
+                | "warning_advice"
+        )
+    })
+}
+
+/// Builtins and helpers that iterate over what they are given (a loader keeps yielding batches).
+pub(crate) const PASS_THROUGH_ITERATORS: &[&str] =
+    &["enumerate", "iter", "tqdm", "tqdm.tqdm", "zip"];
+
+/// Fully qualified names of the data loader class.
+pub(crate) fn is_data_loader(q: &str) -> bool {
+    matches!(
+        q,
+        "torch.utils.data.DataLoader" | "torch.utils.data.dataloader.DataLoader"
+    )
+}
+
+/// Timer reads (`time.time()`): a subtraction of two measures time.
+pub(crate) const TIMERS: &[&str] = &["time.time", "time.perf_counter", "time.monotonic"];
+
+/// Keyword arguments of a module or loss constructor that hold a tensor which `model.to(device)`
+/// does not move when the loss is not moved too.
+pub(crate) const WEIGHT_KEYWORDS: &[&str] = &["weight", "pos_weight"];
+
+/// Whether an unannotated parameter's name says it holds host data: a size, a count, an index,
+/// a flag, a config, a callable (`num_heads`, `max_len`, `hidden_size`, `is_causal`, `config`).
+pub(crate) fn is_host_value_name(name: &str) -> bool {
+    const PREFIXES: &[&str] = &[
+        "num_", "n_", "max_", "min_", "is_", "use_", "return_", "output_", "do_", "has_", "with_",
+    ];
+    const SUFFIXES: &[&str] = &[
+        "_size", "_len", "_length", "_dim", "_dims", "_num", "_count", "_idx", "_index", "_config",
+        "_fn", "_func", "_rate", "_prob", "_eps", "_name", "_type", "_mode", "_path", "_steps",
+        "_shape",
+    ];
+    const NAMES: &[&str] = &[
+        "config",
+        "bsz",
+        "dim",
+        "size",
+        "steps",
+        "height",
+        "width",
+        "length",
+        "seq_len",
+        "beg",
+        "end",
+        "start",
+        "stop",
+        "step",
+        "eps",
+        "training",
+        "dtype",
+        "shape",
+        "name",
+        "kwargs",
+        "args",
+        "cls",
+        "n",
+        "k",
+        "p",
+        "h",
+        "w",
+        "i",
+        "j",
+        "idx",
+        "index",
+        "layer_idx",
+        "axis",
+        "epoch",
+        "batch_size",
+        "q_size",
+        "k_size",
+        "klen",
+        "qlen",
+        "mode",
+        "reduction",
+    ];
+    NAMES.contains(&name)
+        || PREFIXES.iter().any(|p| name.starts_with(p))
+        || SUFFIXES.iter().any(|s| name.ends_with(s))
+}
+
+/// Whether a string literal names CUDA (`"cuda"`, `"cuda:1"`).
+pub(crate) fn is_cuda_string(s: &str) -> bool {
+    device_string(s).is_some_and(|(kind, _)| kind == "cuda")
+}
+
+/// Whether a name looks like it holds a device (`device`, `dev`, `target_device`).
+pub(crate) fn is_device_name(name: &str) -> bool {
+    name == "device" || name == "dev" || name.ends_with("_device") || name == "map_location"
+}
+
+/// A device string (`"cuda:1"`, `"cpu"`, `"meta"`) and what it denotes: `(kind, ordinal)`.
+pub(crate) fn device_string(s: &str) -> Option<(&'static str, Option<u32>)> {
+    match s {
+        "cpu" => Some(("cpu", None)),
+        "cuda" => Some(("cuda", None)),
+        "meta" => Some(("meta", None)),
+        "mps" | "xpu" | "npu" | "hpu" | "xla" => Some(("accelerator", None)),
+        _ => {
+            let rest = s.strip_prefix("cuda:")?;
+            rest.parse::<u32>().ok().map(|n| ("cuda", Some(n)))
+        }
+    }
+}
+
+/// Python builtins: calls of these are never calls into the linted tree.
+pub(crate) fn is_builtin(name: &str) -> bool {
+    matches!(
+        name,
+        "len"
+            | "range"
+            | "isinstance"
+            | "issubclass"
+            | "getattr"
+            | "hasattr"
+            | "setattr"
+            | "delattr"
+            | "super"
+            | "print"
+            | "int"
+            | "float"
+            | "str"
+            | "bool"
+            | "list"
+            | "dict"
+            | "tuple"
+            | "set"
+            | "frozenset"
+            | "min"
+            | "max"
+            | "sum"
+            | "zip"
+            | "enumerate"
+            | "sorted"
+            | "reversed"
+            | "any"
+            | "all"
+            | "abs"
+            | "round"
+            | "type"
+            | "id"
+            | "iter"
+            | "next"
+            | "map"
+            | "filter"
+            | "repr"
+            | "format"
+            | "open"
+            | "callable"
+            | "vars"
+            | "dir"
+            | "divmod"
+            | "pow"
+            | "hash"
+            | "slice"
+            | "object"
+            | "property"
+            | "staticmethod"
+            | "classmethod"
+            | "bytes"
+            | "ord"
+            | "chr"
+            | "locals"
+            | "globals"
+            | "exec"
+            | "eval"
+            | "hex"
+            | "bin"
+            | "oct"
+            | "input"
+            | "compile"
+            | "__import__"
+    )
+}

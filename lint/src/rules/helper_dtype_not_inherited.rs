@@ -1,0 +1,140 @@
+use std::collections::HashSet;
+
+use crate::checker::Checker;
+use crate::ir::{Device, EventKind};
+use crate::rule::{declare_rule, Violation};
+
+declare_rule! {
+    /// ## What it does
+    /// Checks for helper tensors created on the input's device (`device=x.device`) but with the
+    /// default dtype (no `dtype=`, no `*_like`, no `x.new_*`), that then meet the input in an op.
+    ///
+    /// ## Why is this bad?
+    /// Under half precision the input is `float16`/`bfloat16` and the helper `float32`: the op
+    /// silently upcasts (twice the memory and bandwidth) or, for in-place ops and `matmul`, raises
+    /// a dtype mismatch.
+    ///
+    /// ## Example
+    /// ```python
+    /// import torch
+    ///
+    /// def scale(x):
+    ///     w = torch.ones(x.shape[-1], device=x.device)
+    ///     return x * w
+    /// ```
+    ///
+    /// Use instead:
+    /// ```python
+    /// import torch
+    ///
+    /// def scale(x):
+    ///     w = torch.ones(x.shape[-1], device=x.device, dtype=x.dtype)
+    ///     return x * w
+    /// ```
+    ///
+    /// ## Known problems
+    /// Integer and boolean helpers (`arange`, `randint`, masks) are not checked; a helper converted
+    /// afterwards (`.to(x.dtype)`, `.type_as(x)`, `.half()`) is not reported.
+    ///
+    /// ## References
+    /// - `../shared/RULES.md`, P105
+    /// - `../shared/reference/pytorch-devices-chapter.txt`, "Creating Helper Tensors Correctly"
+    pub(crate) struct HelperDtypeNotInherited {
+        helper: String,
+        input: String,
+    }
+}
+
+impl Violation for HelperDtypeNotInherited {
+    fn message(&self) -> String {
+        format!(
+            "`{}` takes the input's device but the default dtype, and meets `{}`",
+            self.helper, self.input
+        )
+    }
+
+    fn help(&self) -> Option<String> {
+        if self.input.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            Some(format!("pass `dtype={}.dtype` too", self.input))
+        } else {
+            Some("pass the input's `dtype` too".to_string())
+        }
+    }
+}
+
+pub(crate) fn check(checker: &mut Checker<'_>) {
+    for (_, func) in checker.functions() {
+        let defaults: HashSet<_> = func
+            .events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::DefaultDtype))
+            .map(|e| e.span.clone())
+            .collect();
+        if defaults.is_empty() {
+            continue;
+        }
+        let mut seen = HashSet::new();
+        for event in &func.events {
+            // Arithmetic only: passing a mask to a function or a module is not combining it, and
+            // an in-place `a *= b` keeps `a`'s dtype.
+            let EventKind::Op { operands, name } = &event.kind else {
+                continue;
+            };
+            if !is_arithmetic(name) {
+                continue;
+            }
+            // A helper with the default dtype...
+            let Some((helper, origin)) = operands.iter().find_map(|o| {
+                let origin = o.origin.as_ref()?;
+                (o.device == Device::Input && defaults.contains(&origin.span))
+                    .then_some((o, origin))
+            }) else {
+                continue;
+            };
+            // ...meets the input (or something computed from it).
+            let Some(input) = operands.iter().find(|o| {
+                o.device == Device::Input && o.origin.as_ref().is_none_or(|x| x.span != origin.span)
+            }) else {
+                continue;
+            };
+            if !seen.insert(origin.span.clone()) {
+                continue;
+            }
+            let violation = HelperDtypeNotInherited {
+                helper: checker.text(&helper.span),
+                input: checker.text(&input.span),
+            };
+            checker
+                .report(&violation, origin.span.clone())
+                .label(event.span.clone(), "meets the input here");
+        }
+    }
+}
+
+/// Ops whose result mixes the operands' values (and so their dtypes).
+fn is_arithmetic(op: &str) -> bool {
+    matches!(
+        op,
+        "+" | "-"
+            | "*"
+            | "/"
+            | "@"
+            | "**"
+            | "//"
+            | "add"
+            | "sub"
+            | "mul"
+            | "div"
+            | "matmul"
+            | "bmm"
+            | "mm"
+            | "addmm"
+            | "baddbmm"
+            | "einsum"
+            | "lerp"
+            | "add_"
+            | "sub_"
+            | "mul_"
+            | "div_"
+    )
+}

@@ -1,0 +1,150 @@
+use std::collections::HashSet;
+
+use crate::checker::Checker;
+use crate::ir::{Device, EventKind};
+use crate::rule::{declare_rule, Violation};
+
+declare_rule! {
+    /// ## What it does
+    /// Checks for tensors that an `nn.Module`'s `__init__` stores as plain attributes
+    /// (`self.mask = torch.ones(..)`, or a tensor argument) without `register_buffer` or
+    /// `nn.Parameter`, and that a forward path of the same class then reads.
+    ///
+    /// ## Why is this bad?
+    /// `model.to(device)` moves parameters and registered buffers only. The plain attribute stays
+    /// on the CPU, and the first forward call on the GPU fails with "Expected all tensors to be on
+    /// the same device". It also is not saved in the `state_dict`.
+    ///
+    /// ## Example
+    /// ```python
+    /// import torch
+    /// from torch import nn
+    ///
+    /// class CausalMask(nn.Module):
+    ///     def __init__(self, max_length):
+    ///         super().__init__()
+    ///         self.mask = torch.triu(torch.ones(max_length, max_length, dtype=torch.bool), diagonal=1)
+    ///
+    ///     def forward(self, x):
+    ///         t = x.shape[1]
+    ///         return self.mask[:t, :t]
+    /// ```
+    ///
+    /// Use instead:
+    /// ```python
+    /// import torch
+    /// from torch import nn
+    ///
+    /// class CausalMask(nn.Module):
+    ///     def __init__(self, max_length):
+    ///         super().__init__()
+    ///         mask = torch.triu(torch.ones(max_length, max_length, dtype=torch.bool), diagonal=1)
+    ///         self.register_buffer("mask", mask)
+    ///
+    ///     def forward(self, x):
+    ///         t = x.shape[1]
+    ///         return self.mask[:t, :t]
+    /// ```
+    ///
+    /// ## Known problems
+    /// A forward path that moves the attribute itself every time it reads it
+    /// (`self.mask.to(x.device)`) is not reported; it pays a copy per call instead.
+    ///
+    /// ## References
+    /// - `../shared/RULES.md`, P401
+    /// - `../shared/reference/pytorch-devices-chapter.txt`, "Registered Buffers and Device Movement"
+    pub(crate) struct UnregisteredBuffer {
+        attr: String,
+        class: String,
+    }
+}
+
+impl Violation for UnregisteredBuffer {
+    fn message(&self) -> String {
+        format!(
+            "tensor attribute `self.{}` of module `{}` is not registered: `.to(device)` will not move it",
+            self.attr, self.class
+        )
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(format!(
+            "register it with `self.register_buffer(\"{}\", ..)` (or wrap it in `nn.Parameter`)",
+            self.attr
+        ))
+    }
+}
+
+pub(crate) fn check(checker: &mut Checker<'_>) {
+    let file = checker.file;
+    let mut reported = HashSet::new();
+    for (_, init) in checker.functions() {
+        // `__init__` of a module class...
+        let Some(class) = init.meta.self_type.as_deref() else {
+            continue;
+        };
+        if init.meta.name != "__init__" || !checker.program.is_module_class(class) {
+            continue;
+        }
+        let methods: Vec<usize> = (0..file.functions.len())
+            .filter(|&i| file.functions[i].meta.self_type.as_deref() == Some(class))
+            .collect();
+        for event in &init.events {
+            // ...stores a tensor as a plain attribute...
+            let EventKind::SetAttr {
+                attr,
+                value,
+                registered: false,
+            } = &event.kind
+            else {
+                continue;
+            };
+            let placed = matches!(value.device, Device::Input | Device::Cached)
+                || value.device.is_hard_coded() && value.origin.is_some();
+            if !value.is_tensor() || !placed {
+                continue;
+            }
+            // ...that no method registers or replaces with a parameter...
+            let registered = methods.iter().any(|&i| {
+                file.functions[i].events.iter().any(|e| {
+                    matches!(&e.kind, EventKind::SetAttr { attr: a, registered, value }
+                        if a == attr && (*registered || !value.is_tensorish()))
+                })
+            });
+            // ...or that another method manages itself (a placeholder replaced in `forward`)...
+            let replaced = methods.iter().any(|&i| {
+                let f = &file.functions[i];
+                f.meta.name != "__init__"
+                    && f.events
+                        .iter()
+                        .any(|e| matches!(&e.kind, EventKind::SetAttr { attr: a, .. } if a == attr))
+            });
+            if registered || replaced {
+                continue;
+            }
+            // ...and a forward path reads as it is (not moved on the spot).
+            let read_unmoved = methods.iter().any(|&i| {
+                let f = &file.functions[i];
+                checker.is_forward(i)
+                    && f.events.iter().any(|e| {
+                        matches!(&e.kind, EventKind::GetAttr { attr: a } if a == attr)
+                            && !f.events.iter().any(|t| {
+                                matches!(&t.kind, EventKind::Transfer { source, .. }
+                                    if source.span.start <= e.span.start
+                                        && e.span.end <= source.span.end)
+                            })
+                    })
+            });
+            if !read_unmoved || !reported.insert(attr.clone()) {
+                continue;
+            }
+            checker.report(
+                &UnregisteredBuffer {
+                    attr: attr.clone(),
+                    class: class.to_string(),
+                },
+                event.span.clone(),
+            );
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! Python-specific behaviour that fixtures cannot show: what depends on a file's path.
+
+use std::path::Path;
+
+use placer_lint::{check_source, Rule, Settings};
+
+const TIMESTAMPS: &str = r"
+def decode(token_ids, timestamp_begin):
+    offsets = []
+    for sliced_tokens in token_ids:
+        start = sliced_tokens[0].item() - timestamp_begin
+        offsets.append(start)
+    return offsets
+";
+
+#[test]
+fn should_not_report_host_reads_in_host_only_files() {
+    let settings = Settings::only(&[Rule::HostSyncInLoop]);
+    let model = check_source(Path::new("generation_whisper.py"), TIMESTAMPS, &settings);
+    assert_eq!(model.len(), 1, "a model file's read in a loop is reported");
+    for name in [
+        "tokenization_whisper.py",
+        "image_processing_sam.py",
+        "convert_llama_weights.py",
+    ] {
+        let found = check_source(Path::new(name), TIMESTAMPS, &settings);
+        assert!(found.is_empty(), "{name}: {found:?}");
+    }
+}
+
+#[test]
+fn should_not_report_test_files_unless_included() {
+    let src = "import torch\n\ndef test_mix():\n    a = torch.ones(2, device='cuda')\n    return a + torch.ones(2)\n";
+    let settings = Settings::only(&[Rule::MixedDeviceOp]);
+    assert!(check_source(Path::new("test_model.py"), src, &settings).is_empty());
+    let lib = "import torch\n\ndef mix():\n    a = torch.ones(2, device='cuda')\n    return a + torch.ones(2)\n";
+    assert_eq!(check_source(Path::new("model.py"), lib, &settings).len(), 1);
+}
+
+const NOTEBOOK: &str = r##"{
+ "cells": [
+  {"cell_type": "markdown", "metadata": {}, "source": ["# Devices"]},
+  {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 1,
+   "source": ["%matplotlib inline\n", "import torch\n", "!nvidia-smi\n"]},
+  {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 2,
+   "source": "x = torch.randn(3, device=\"cuda\")\ny = torch.randn(3)\nz = x + y"}
+ ],
+ "metadata": {}, "nbformat": 4, "nbformat_minor": 5
+}"##;
+
+#[test]
+fn should_report_notebook_findings_by_cell() {
+    let path = Path::new("devices.ipynb");
+    let found = check_source(path, NOTEBOOK, &Settings::default());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].rule, Rule::MixedDeviceOp);
+    // The cells are parsed together (magics included) and positions are given per cell.
+    let source = placer_lint::analysed_source(path, NOTEBOOK);
+    let concise = placer_lint::render::concise(path, &source, &found);
+    assert!(
+        concise.starts_with("devices.ipynb:cell 3:3:5: error[P501/mixed-device-op]"),
+        "{concise}"
+    );
+    let json = placer_lint::render::json(path, &source, &found);
+    assert_eq!(
+        (json[0].cell, json[0].line, json[0].column),
+        (Some(3), 3, 5)
+    );
+}
+
+#[test]
+fn should_report_an_invalid_notebook_as_a_syntax_error() {
+    let found = check_source(
+        Path::new("broken.ipynb"),
+        "{\"cells\": [",
+        &Settings::default(),
+    );
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].rule, Rule::SyntaxError);
+}
+
+#[test]
+fn should_follow_module_classes_across_files_and_find_notebooks() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-tree");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("pkg")).expect("temp dir");
+    // `Block` is an `nn.Module` only through `Base`, defined in another file.
+    std::fs::write(
+        dir.join("pkg/base.py"),
+        "import torch.nn as nn\n\nclass Base(nn.Module):\n    pass\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("pkg/block.py"),
+        "import torch\nfrom .base import Base\n\nclass Block(Base):\n    def forward(self, x):\n        mask = torch.ones(x.shape[-1])\n        return x * mask\n",
+    )
+    .expect("write");
+    std::fs::write(dir.join("devices.ipynb"), NOTEBOOK).expect("write");
+    std::fs::write(dir.join("README.md"), "not checked\n").expect("write");
+    let report =
+        placer_lint::check_paths(std::slice::from_ref(&dir), &Settings::default()).expect("check");
+    assert_eq!(report.files_checked, 3, "two .py files and a notebook");
+    let found: Vec<(String, Rule)> = report
+        .diagnostics()
+        .map(|(f, d)| {
+            let name = f
+                .path
+                .strip_prefix(&dir)
+                .expect("in dir")
+                .display()
+                .to_string();
+            (name, d.rule)
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            ("devices.ipynb".to_string(), Rule::MixedDeviceOp),
+            ("pkg/block.py".to_string(), Rule::TensorOnDefaultDevice),
+        ]
+    );
+}
+
+#[test]
+fn should_not_overflow_the_stack_on_deeply_nested_expressions() {
+    // A generated sum of 100 000 terms is a left-nested tree 100 000 levels deep: dropping it
+    // recursively on a 2 MB thread stack aborted the process.
+    let source = format!("x = {}\n", vec!["1"; 100_000].join(" + "));
+    let found = check_source(Path::new("generated.py"), &source, &Settings::default());
+    assert!(found.is_empty(), "{found:?}");
+}
