@@ -295,3 +295,23 @@ fn should_find_the_same_with_and_without_the_prefilter() {
     assert!(with.contains("[P101/tensor-on-default-device]"), "{with}");
     assert_eq!(with, without);
 }
+
+#[test]
+fn should_analyse_test_code_like_any_code_with_include_tests() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "tests/model.rs", BUGGY.as_bytes());
+    placer()
+        .args(["check", "--output-format", "concise"])
+        .arg(dir.path())
+        .assert()
+        .code(0);
+    let out = stdout_of(
+        placer()
+            .args(["check", "--include-tests", "--output-format", "concise"])
+            .arg(dir.path()),
+    );
+    assert!(
+        out.contains("[P101/"),
+        "a forward in test code is a forward path: {out}"
+    );
+}

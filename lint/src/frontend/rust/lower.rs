@@ -67,8 +67,23 @@ pub(crate) fn lower_file(id: FileId, path: &Path, source: &Arc<str>, settings: &
     file
 }
 
-/// Makes the functions named in the settings' `forward-methods` forward entries.
+/// Applies the settings to a lowered file's functions: with `include_tests`, test code is
+/// analysed as any other code (a `forward` in a test module starts a forward path); functions
+/// named in `forward-methods` are forward entries.
 pub(crate) fn mark_forward_methods(file: &mut File, settings: &Settings) {
+    if settings.include_tests {
+        for f in &mut file.functions {
+            if f.meta.is_test {
+                f.meta.is_test = false;
+                let in_module_trait = f
+                    .meta
+                    .trait_name
+                    .as_deref()
+                    .is_some_and(|tr| t::MODULE_TRAITS.contains(&tr));
+                f.meta.is_forward_entry = t::is_forward_name(&f.meta.name) || in_module_trait;
+            }
+        }
+    }
     if settings.forward_methods.is_empty() {
         return;
     }
