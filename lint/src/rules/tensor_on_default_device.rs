@@ -110,20 +110,53 @@ impl Violation for TensorOnDefaultDevice {
 /// the input must be in scope where the tensor is built, and the tensor then moves with the
 /// input. Only offered when the input is a plain name or field path.
 fn device_fix(checker: &Checker<'_>, device: &Span, input: &str) -> Option<Fix> {
-    let simple = !input.is_empty()
-        && input
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
-        && !input.starts_with(|c: char| c.is_ascii_digit() || c == '.');
     let written = checker.file.source.get(device.clone())?;
-    if !simple {
+    if !simple_input(input) {
         return None;
     }
-    let borrow = if written.starts_with('&') { "&" } else { "" };
+    let content = if checker.is_python() {
+        // `device="cpu"` → `device=x.device`
+        format!("{input}.device")
+    } else {
+        let borrow = if written.starts_with('&') { "&" } else { "" };
+        format!("{borrow}{input}.device()")
+    };
     Some(Fix {
         edits: vec![Edit {
             range: device.clone(),
-            content: Some(format!("{borrow}{input}.device()").into()),
+            content: Some(content.into()),
+        }],
+        applicability: Applicability::Unsafe,
+    })
+}
+
+/// A plain name or field path (`xs`, `self.x`): safe to repeat in another expression.
+fn simple_input(input: &str) -> bool {
+    !input.is_empty()
+        && input
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+        && !input.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+}
+
+/// `torch.ones(n)` → `torch.ones(n, device=x.device)`: the keyword added before the call's
+/// closing parenthesis.
+fn device_keyword_fix(checker: &Checker<'_>, call: &Span, input: &str) -> Option<Fix> {
+    let text = checker.file.source.get(call.clone())?;
+    if !simple_input(input) || !text.ends_with(')') || text.contains("device") {
+        return None;
+    }
+    let inner = text[..text.len() - 1].trim_end();
+    let sep = if inner.ends_with('(') || inner.ends_with(',') {
+        ""
+    } else {
+        ", "
+    };
+    let at = call.end - 1;
+    Some(Fix {
+        edits: vec![Edit {
+            range: at..at,
+            content: Some(format!("{sep}device={input}.device").into()),
         }],
         applicability: Applicability::Unsafe,
     })
@@ -171,6 +204,10 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 let (tensor, input) = (violation.tensor.clone(), violation.input.clone());
                 let fix = match (&origin.device_span, local) {
                     (Some(device), true) => device_fix(checker, device, &input),
+                    // PyTorch's `torch.ones(n)`: add `device=x.device`.
+                    (None, true) if checker.is_python() => {
+                        device_keyword_fix(checker, &origin.span, &input)
+                    }
                     _ => None,
                 };
                 let diagnostic = checker.report(&violation, span);
