@@ -51,7 +51,7 @@ fn should_report_the_example_models_and_exit_1() {
         .code(1);
     let stdout = String::from_utf8(out.get_output().stdout.clone()).expect("utf-8");
     for code in [
-        "P101", "P102", "P103", "P201", "P202", "P301", "P302", "P303", "P501",
+        "P101", "P102", "P103", "P201", "P202", "P301", "P302", "P303", "P401", "P402", "P501",
     ] {
         assert!(
             stdout.contains(&format!("[{code}/")),
@@ -60,7 +60,7 @@ fn should_report_the_example_models_and_exit_1() {
     }
     let stderr = String::from_utf8(out.get_output().stderr.clone()).expect("utf-8");
     assert!(
-        stderr.contains("problems (") && stderr.contains("checked 4 files in"),
+        stderr.contains("problems (") && stderr.contains("checked 5 files in"),
         "summary line: {stderr}"
     );
 }
