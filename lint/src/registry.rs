@@ -149,11 +149,15 @@ pub fn default_level(rule: Rule) -> &'static str {
 
 /// The `placer rules` table: code, name, category, default level and summary, one rule a line.
 pub fn rules_table() -> String {
-    let mut out = String::from("code  name                        category     level    summary\n");
+    let width = Rule::ALL.iter().map(|r| r.name().len()).max().unwrap_or(4);
+    let mut out = format!(
+        "{:<5} {:<width$} {:<12} {:<8} summary\n",
+        "code", "name", "category", "level"
+    );
     for &rule in Rule::ALL {
         let _ = writeln!(
             out,
-            "{:<5} {:<27} {:<12} {:<8} {}",
+            "{:<5} {:<width$} {:<12} {:<8} {}",
             rule.code(),
             rule.name(),
             rule.category().as_str(),
