@@ -274,10 +274,19 @@ impl<'a> Lowerer<'a> {
         let start = self.offset(ident.span().start());
         let rest = self.src.get(start..).unwrap_or("");
         let prefix = if rest.starts_with("r#") { 2 } else { 0 };
-        let len = rest[prefix..]
-            .char_indices()
-            .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
-            .map_or(rest.len() - prefix, |(i, _)| i);
+        let body = &rest[prefix..];
+        // ASCII identifiers (nearly all) byte by byte; a non-ASCII one by characters.
+        let ascii = body
+            .bytes()
+            .position(|b| !(b.is_ascii_alphanumeric() || b == b'_'));
+        let len = match ascii {
+            Some(i) if body.as_bytes()[i].is_ascii() => i,
+            None => body.len(),
+            Some(_) => body
+                .char_indices()
+                .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
+                .map_or(body.len(), |(i, _)| i),
+        };
         start..start + prefix + len
     }
 
