@@ -30,6 +30,6 @@ for ((i = 0; i < runs; i++)); do
   cmp -s "$PLACER_TMP/out-cold" "$PLACER_TMP/out-warm" || { echo "error: warm output differs from cold" >&2; exit 1; }
 done
 median() { sort -n "$1" | awk '{a[NR]=$1} END {printf "%.3f", (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-echo "corpus: $(find "${dirs[@]}" -name '*.rs' | wc -l) files; $(wc -l <"$PLACER_TMP/out-cold") findings; $runs runs each"
+echo "corpus: $(find "${dirs[@]}" -name '*.rs' -o -name '*.py' | wc -l) .rs/.py files; $(wc -l <"$PLACER_TMP/out-cold") findings; $runs runs each"
 echo "cold (empty cache, full check + cache write): $(median "$PLACER_TMP/cold") s median"
 echo "warm (unchanged tree, served from the cache): $(median "$PLACER_TMP/warm") s median"

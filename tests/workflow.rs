@@ -485,3 +485,55 @@ fn should_run_as_a_cargo_subcommand() {
         ["P101", "P301"]
     );
 }
+
+const TORCH_MODEL: &str = "import torch
+import torch.nn as nn
+
+
+class Masked(nn.Module):
+    def forward(self, x):
+        mask = torch.ones(x.shape[0], x.shape[1])
+        return x * mask
+";
+
+#[test]
+fn should_honour_python_suppressions_noqa_and_pyproject() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "model.py", TORCH_MODEL);
+    let (code, out, _) = run(placer().args(["--output-format", "concise"]), dir.path());
+    assert_eq!(code, 1);
+    assert_eq!(codes(&out), ["P101"], "{out}");
+    // ruff's `# noqa: CODE` and placer's own comment both silence it; a noqa for another
+    // tool's code is none of placer's business.
+    for comment in [
+        "# noqa: P101",
+        "# placer: allow(tensor-on-default-device)",
+        "# noqa: E501, P101",
+    ] {
+        let text = TORCH_MODEL.replace("x.shape[1])\n", &format!("x.shape[1])  {comment}\n"));
+        write(dir.path(), "model.py", &text);
+        let (code, out, _) = run(placer().args(["--output-format", "concise"]), dir.path());
+        assert_eq!((code, out.as_str()), (0, ""), "{comment}");
+    }
+    let text = TORCH_MODEL.replace("x.shape[1])\n", "x.shape[1])  # noqa: E501\n");
+    write(dir.path(), "model.py", &text);
+    let (_, out, _) = run(placer().args(["--output-format", "concise"]), dir.path());
+    assert_eq!(codes(&out), ["P101"], "{out}");
+    // A stale Python suppression is reported.
+    write(
+        dir.path(),
+        "model.py",
+        &format!("{TORCH_MODEL}\nx = 1  # placer: allow(P301)\n"),
+    );
+    let (_, out, _) = run(placer().args(["--output-format", "concise"]), dir.path());
+    assert_eq!(codes(&out), ["P101", "P900"], "{out}");
+    // [tool.placer] in pyproject.toml configures it.
+    write(dir.path(), "model.py", TORCH_MODEL);
+    write(
+        dir.path(),
+        "pyproject.toml",
+        "[project]\nname = \"m\"\n\n[tool.placer]\nignore = [\"P1\"]\n",
+    );
+    let (code, out, _) = run(placer().args(["--output-format", "concise"]), dir.path());
+    assert_eq!((code, out.as_str()), (0, ""), "{out}");
+}

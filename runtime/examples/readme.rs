@@ -22,7 +22,15 @@ fn main() -> Result<()> {
     };
     mlp.to(&device)?; // every tensor moves
     let x = Tensor::randn([32, 784], Device::Cpu)?.to(&device)?; // move the batch once
-    let logits = mlp.fc2.forward(&mlp.fc1.forward(&x)?.relu()?)?.mul(&mlp.scale)?;
-    println!("{:?} on {} (model on {})", logits.dims(), logits.device(), mlp.device);
+    let logits = mlp
+        .fc2
+        .forward(&mlp.fc1.forward(&x)?.relu()?)?
+        .mul(&mlp.scale)?;
+    println!(
+        "{:?} on {} (model on {})",
+        logits.dims(),
+        logits.device(),
+        mlp.device
+    );
     Ok(())
 }
