@@ -1,0 +1,6 @@
+use placer_runtime::module;
+
+#[module]
+fn forward() {}
+
+fn main() {}
