@@ -179,7 +179,13 @@ fn role_of(
                     let mut persistent = true;
                     let parsed = syn::meta::parser(|meta| {
                         if meta.path.is_ident("persistent") {
-                            let value: LitBool = meta.value()?.parse()?;
+                            let value: LitBool = meta.value()?.parse().map_err(|e| {
+                                syn::Error::new(
+                                    e.span(),
+                                    "`persistent` takes `true` or `false`\n\
+                                     help: write `#[buffer(persistent = false)]`",
+                                )
+                            })?;
                             persistent = value.value;
                             Ok(())
                         } else {
