@@ -13,6 +13,7 @@ use ruff_python_ast::{self as ast, Expr, PySourceType, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use super::tables as t;
+use crate::frontend::eval::{reads_of, tensor, Val};
 use crate::ir::{
     Binding, BindingId, CallRef, CallTarget, Class, Device, Event, EventKind, File, FileId,
     Function, FunctionMeta, Loop, LoopId, Origin, Reads, Span, Value, ValueKind,
@@ -146,33 +147,6 @@ pub(crate) fn is_test_path(path: &Path) -> bool {
         || path
             .components()
             .any(|c| matches!(c.as_os_str().to_str(), Some("tests" | "test" | "testing")))
-}
-
-/// An evaluated expression: its value and, for aggregates (`[a, b]`, `(a, b)`), the tensors in it.
-struct Val {
-    v: Value,
-    elems: Vec<Value>,
-}
-
-impl Val {
-    fn new(v: Value) -> Self {
-        Val {
-            v,
-            elems: Vec::new(),
-        }
-    }
-
-    fn tensors(&self) -> Vec<Value> {
-        if self.v.is_tensorish() {
-            vec![self.v.clone()]
-        } else {
-            self.elems
-                .iter()
-                .filter(|e| e.is_tensorish())
-                .cloned()
-                .collect()
-        }
-    }
 }
 
 /// The state of the function being lowered.
@@ -871,18 +845,6 @@ impl<'a> Lowerer<'a> {
 
     // ------------------------------------------------------------------ expressions
 
-    fn tensor(span: Span, device: Device, origin: Option<Arc<Origin>>) -> Value {
-        Value {
-            kind: ValueKind::Tensor,
-            device,
-            origin,
-            host_read: None,
-            var: None,
-            reads: Reads::new(),
-            span,
-        }
-    }
-
     fn origin(&self, span: Span, device_span: Option<Span>, device_text: String) -> Origin {
         let function = self
             .stack
@@ -1187,13 +1149,6 @@ impl<'a> Lowerer<'a> {
         Val::new(v)
     }
 
-    fn reads_of(vals: &[&Value]) -> Reads {
-        let mut reads: Reads = vals.iter().flat_map(|v| v.reads.iter().copied()).collect();
-        reads.sort_unstable();
-        reads.dedup();
-        reads
-    }
-
     fn maybe_op(&mut self, name: &str, operands: Vec<Value>, span: Span) {
         if operands.is_empty() {
             return;
@@ -1227,7 +1182,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn binary(&mut self, lhs: &Value, rhs: &Value, op: &str, span: Span) -> Value {
-        let reads = Self::reads_of(&[lhs, rhs]);
+        let reads = reads_of(&[lhs, rhs]);
         if let (ValueKind::Timer(start), "-" | "-=") = (rhs.kind, op) {
             self.emit(EventKind::TimerRead { start }, span.clone());
         }
@@ -1307,7 +1262,7 @@ impl<'a> Lowerer<'a> {
         }
         let mut all: Vec<&Value> = args.iter().map(|a| &a.v).collect();
         all.extend(kwargs.iter().map(|(_, v)| &v.v));
-        let reads = Self::reads_of(&all);
+        let reads = reads_of(&all);
         let arg_tensors: Vec<Value> = args
             .iter()
             .chain(kwargs.iter().map(|(_, v)| v))
@@ -1405,11 +1360,11 @@ impl<'a> Lowerer<'a> {
         }
         let mut v = match first {
             Some(f) => {
-                let mut v = Self::tensor(span, f.device, f.origin);
+                let mut v = tensor(span, f.device, f.origin);
                 v.kind = f.kind;
                 v
             }
-            None => Self::tensor(span, Device::Unknown, None),
+            None => tensor(span, Device::Unknown, None),
         };
         v.reads = reads;
         v
@@ -1465,7 +1420,7 @@ impl<'a> Lowerer<'a> {
             .first()
             .map_or(Device::Unknown, |v| v.device.clone());
         self.maybe_op(&name, arg_tensors, span.clone());
-        let mut v = Self::tensor(
+        let mut v = tensor(
             span.clone(),
             Device::Call(Arc::new(CallRef {
                 target,
@@ -1567,14 +1522,14 @@ impl<'a> Lowerer<'a> {
         if t::is_like_factory(rest) {
             let base = arg_tensors.first();
             let mut v = match kw("device").filter(|d| d.kind == ValueKind::Device) {
-                Some(d) => Self::tensor(span.clone(), d.device.clone(), None),
+                Some(d) => tensor(span.clone(), d.device.clone(), None),
                 None => match base {
                     Some(b) => {
-                        let mut v = Self::tensor(span.clone(), b.device.clone(), None);
+                        let mut v = tensor(span.clone(), b.device.clone(), None);
                         v.kind = b.kind;
                         v
                     }
-                    None => Self::tensor(span.clone(), Device::Unknown, None),
+                    None => tensor(span.clone(), Device::Unknown, None),
                 },
             };
             v.span = span;
@@ -1598,7 +1553,7 @@ impl<'a> Lowerer<'a> {
         } else {
             first.origin
         };
-        let mut v = Self::tensor(span, first.device, origin);
+        let mut v = tensor(span, first.device, origin);
         v.kind = first.kind;
         Some(Val::new(v))
     }
@@ -1712,13 +1667,13 @@ impl<'a> Lowerer<'a> {
             .chain(kwargs.iter().map(|(_, v)| v))
             .find_map(|a| a.v.host_read.clone());
         let on_host = device == Device::Cpu;
-        let mut v = Self::tensor(span.clone(), device, origin);
+        let mut v = tensor(span.clone(), device, origin);
         if on_host {
             v.host_read.clone_from(&from_host);
         }
         let mut all: Vec<&Value> = args.iter().map(|a| &a.v).collect();
         all.extend(kwargs.iter().map(|(_, v)| &v.v));
-        v.reads = Self::reads_of(&all);
+        v.reads = reads_of(&all);
         self.emit(
             EventKind::Create {
                 factory: name.to_string(),
@@ -1775,17 +1730,17 @@ impl<'a> Lowerer<'a> {
         // Batches are where the dataset's tensors were moved, or on the host.
         let mut batches = match dataset.map(|d| &d.v) {
             Some(d) if d.origin.as_ref().is_some_and(|o| o.is_transfer) => {
-                Self::tensor(span.clone(), d.device.clone(), d.origin.clone())
+                tensor(span.clone(), d.device.clone(), d.origin.clone())
             }
             _ if class_moves => {
                 let mut origin = self.origin(span.clone(), None, "the dataset".to_string());
                 origin.is_transfer = true;
-                Self::tensor(span.clone(), Device::Unknown, Some(Arc::new(origin)))
+                tensor(span.clone(), Device::Unknown, Some(Arc::new(origin)))
             }
             _ => {
                 let text = "DataLoader".to_string();
                 let origin = self.origin(span.clone(), None, text);
-                Self::tensor(span.clone(), Device::Cpu, Some(Arc::new(origin)))
+                tensor(span.clone(), Device::Cpu, Some(Arc::new(origin)))
             }
         };
         self.emit(
@@ -1947,7 +1902,7 @@ impl<'a> Lowerer<'a> {
                     device_text,
                 );
                 origin.is_transfer = true;
-                let mut v = Self::tensor(span.clone(), to.clone(), Some(Arc::new(origin)));
+                let mut v = tensor(span.clone(), to.clone(), Some(Arc::new(origin)));
                 if matches!(recv.v.kind, ValueKind::Module | ValueKind::Loader) {
                     v.kind = recv.v.kind;
                 }
@@ -2028,7 +1983,7 @@ impl<'a> Lowerer<'a> {
                 let device = kw("device")
                     .filter(|d| d.kind == ValueKind::Device)
                     .map_or_else(|| recv.v.device.clone(), |d| d.device.clone());
-                let mut v = Self::tensor(span, device, None);
+                let mut v = tensor(span, device, None);
                 v.kind = recv.v.kind;
                 v.reads = reads;
                 return Val::new(v);
@@ -2068,7 +2023,7 @@ impl<'a> Lowerer<'a> {
         if !arg_tensors.is_empty() && !t::COLLECTION_METHODS.contains(&name) {
             let first = arg_tensors[0].clone();
             self.maybe_op(name, arg_tensors, span.clone());
-            let mut v = Self::tensor(span, first.device, first.origin);
+            let mut v = tensor(span, first.device, first.origin);
             v.kind = first.kind;
             v.reads = reads;
             return Val::new(v);

@@ -16,6 +16,7 @@ use syn::visit::Visit;
 use syn::{Expr, Pat, Stmt, Token};
 
 use super::tables as t;
+use crate::frontend::eval::{reads_of, tensor, Val};
 use crate::ir::{
     Binding, BindingId, CallRef, CallTarget, Device, Event, EventKind, File, FileId, Function,
     FunctionMeta, Loop, LoopId, Origin, Reads, Span, Value, ValueKind,
@@ -118,34 +119,6 @@ pub(crate) fn is_test_path(path: &Path) -> bool {
                 Some("tests" | "benches" | "examples")
             )
         })
-}
-
-/// An evaluated expression: its value and, for aggregates (`&[a, b]`, `(a, b)`, `vec![..]`), the
-/// tensor values inside it.
-struct Val {
-    v: Value,
-    elems: Vec<Value>,
-}
-
-impl Val {
-    fn new(v: Value) -> Self {
-        Val {
-            v,
-            elems: Vec::new(),
-        }
-    }
-    /// The tensors this expression stands for: itself, or the tensors of an aggregate.
-    fn tensors(&self) -> Vec<Value> {
-        if self.v.is_tensorish() {
-            vec![self.v.clone()]
-        } else {
-            self.elems
-                .iter()
-                .filter(|e| e.is_tensorish())
-                .cloned()
-                .collect()
-        }
-    }
 }
 
 /// The state of the function being lowered.
@@ -572,18 +545,6 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn tensor(span: Span, device: Device, origin: Option<Arc<Origin>>) -> Value {
-        Value {
-            kind: ValueKind::Tensor,
-            device,
-            origin,
-            host_read: None,
-            var: None,
-            reads: Reads::new(),
-            span,
-        }
-    }
-
     #[allow(clippy::too_many_lines)]
     fn eval(&mut self, expr: &Expr) -> Val {
         // Wrappers are their operand: no span of their own to compute.
@@ -930,13 +891,6 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn reads_of(vals: &[&Value]) -> Reads {
-        let mut reads: Reads = vals.iter().flat_map(|v| v.reads.iter().copied()).collect();
-        reads.sort_unstable();
-        reads.dedup();
-        reads
-    }
-
     #[allow(clippy::too_many_lines)]
     fn eval_method(&mut self, m: &syn::ExprMethodCall, span: Span) -> Val {
         let recv = self.eval(&m.receiver);
@@ -946,7 +900,7 @@ impl<'a> Lowerer<'a> {
         let is_self = matches!(&*m.receiver, Expr::Path(p) if p.path.is_ident("self"));
         let mut all: Vec<&Value> = vec![&recv.v];
         all.extend(args.iter().map(|a| &a.v));
-        let reads = Self::reads_of(&all);
+        let reads = reads_of(&all);
         let arg_tensors: Vec<Value> = args.iter().flat_map(Val::tensors).collect();
         let first_arg_device = arg_tensors
             .first()
@@ -990,7 +944,7 @@ impl<'a> Lowerer<'a> {
                     device_text,
                 );
                 origin.is_transfer = true;
-                let mut v = Self::tensor(span.clone(), to.clone(), Some(Arc::new(origin)));
+                let mut v = tensor(span.clone(), to.clone(), Some(Arc::new(origin)));
                 if recv.v.kind != ValueKind::Tensor && recv.v.kind != ValueKind::Other {
                     v.kind = recv.v.kind;
                 }
@@ -1073,7 +1027,7 @@ impl<'a> Lowerer<'a> {
                 Value::unknown(span.clone())
             };
             self.device_work(span.clone());
-            let mut v = Self::tensor(span, device.device, device.origin);
+            let mut v = tensor(span, device.device, device.origin);
             if device.kind == ValueKind::MaybeTensor {
                 // Applied to what a call returns: still only maybe a tensor.
                 v.kind = ValueKind::MaybeTensor;
@@ -1120,7 +1074,7 @@ impl<'a> Lowerer<'a> {
         if !arg_tensors.is_empty() && !t::COLLECTION_METHODS.contains(&name) {
             let first = arg_tensors[0].clone();
             self.maybe_op(name, arg_tensors, span.clone());
-            let mut v = Self::tensor(span, first.device, first.origin);
+            let mut v = tensor(span, first.device, first.origin);
             v.kind = first.kind;
             v.reads = reads;
             return Val::new(v);
@@ -1148,7 +1102,7 @@ impl<'a> Lowerer<'a> {
             CallTarget::Method { name, .. } | CallTarget::Free { name } => name.clone(),
         };
         self.maybe_op(&name, arg_tensors, span.clone());
-        let mut v = Self::tensor(
+        let mut v = tensor(
             span.clone(),
             Device::Call(Arc::new(CallRef {
                 target,
@@ -1166,7 +1120,7 @@ impl<'a> Lowerer<'a> {
     fn eval_call(&mut self, c: &syn::ExprCall, span: Span) -> Val {
         let args = self.eval_args(c.args.iter());
         let all: Vec<&Value> = args.iter().map(|a| &a.v).collect();
-        let reads = Self::reads_of(&all);
+        let reads = reads_of(&all);
         let arg_tensors: Vec<Value> = args.iter().flat_map(Val::tensors).collect();
         let first_arg_device = arg_tensors
             .first()
@@ -1302,8 +1256,8 @@ impl<'a> Lowerer<'a> {
                 let first = arg_tensors.first().cloned();
                 self.maybe_op(last, arg_tensors, span.clone());
                 let mut v = match first {
-                    Some(f) => Self::tensor(span, f.device, f.origin),
-                    None => Self::tensor(span, Device::Unknown, None),
+                    Some(f) => tensor(span, f.device, f.origin),
+                    None => tensor(span, Device::Unknown, None),
                 };
                 v.reads = reads;
                 return Val::new(v);
@@ -1354,7 +1308,7 @@ impl<'a> Lowerer<'a> {
         let origin = if device.is_hard_coded() { origin } else { None };
         let from_host = args.iter().find_map(|a| a.v.host_read.clone());
         let on_host = device == Device::Cpu;
-        let mut v = Self::tensor(span.clone(), device, origin);
+        let mut v = tensor(span.clone(), device, origin);
         v.reads = reads;
         if on_host {
             // Built on the host from host data: still a host copy, on its way back or not.
@@ -1376,7 +1330,7 @@ impl<'a> Lowerer<'a> {
         use syn::BinOp as B;
         let lhs = self.eval(&b.left);
         let rhs = self.eval(&b.right);
-        let reads = Self::reads_of(&[&lhs.v, &rhs.v]);
+        let reads = reads_of(&[&lhs.v, &rhs.v]);
         let arith = matches!(
             b.op,
             B::Add(_) | B::Sub(_) | B::Mul(_) | B::Div(_) | B::Rem(_)

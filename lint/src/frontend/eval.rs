@@ -1,0 +1,56 @@
+//! What both frontends' abstract evaluation shares: the evaluated-expression type and the
+//! value constructors and combinators that do not depend on the language.
+
+use std::sync::Arc;
+
+use crate::ir::{Device, Origin, Reads, Span, Value, ValueKind};
+
+/// An evaluated expression: its value and, for aggregates (`&[a, b]`, `(a, b)`, `vec![..]`,
+/// Python's `[a, b]`), the tensor values inside it.
+pub(crate) struct Val {
+    pub(crate) v: Value,
+    pub(crate) elems: Vec<Value>,
+}
+
+impl Val {
+    pub(crate) fn new(v: Value) -> Self {
+        Val {
+            v,
+            elems: Vec::new(),
+        }
+    }
+
+    /// The tensors this expression stands for: itself, or the tensors of an aggregate.
+    pub(crate) fn tensors(&self) -> Vec<Value> {
+        if self.v.is_tensorish() {
+            vec![self.v.clone()]
+        } else {
+            self.elems
+                .iter()
+                .filter(|e| e.is_tensorish())
+                .cloned()
+                .collect()
+        }
+    }
+}
+
+/// A tensor value on `device`, created at `origin`.
+pub(crate) fn tensor(span: Span, device: Device, origin: Option<Arc<Origin>>) -> Value {
+    Value {
+        kind: ValueKind::Tensor,
+        device,
+        origin,
+        host_read: None,
+        var: None,
+        reads: Reads::new(),
+        span,
+    }
+}
+
+/// The bindings any of `vals` was computed from, sorted and without repeats.
+pub(crate) fn reads_of(vals: &[&Value]) -> Reads {
+    let mut reads: Reads = vals.iter().flat_map(|v| v.reads.iter().copied()).collect();
+    reads.sort_unstable();
+    reads.dedup();
+    reads
+}
