@@ -44,6 +44,7 @@ pub(crate) fn tensor(span: Span, device: Device, origin: Option<Arc<Origin>>) ->
         var: None,
         reads: Reads::new(),
         span,
+        requires_grad: false,
     }
 }
 

@@ -162,6 +162,9 @@ struct FnState {
     periodic_depth: u32,
     timer_live: bool,
     exits: u32,
+    /// Inside `with torch.no_grad()` / `torch.inference_mode()`, or a function decorated so:
+    /// module outputs do not require grad.
+    no_grad_depth: u32,
 }
 
 struct ClassInfo {
@@ -442,6 +445,7 @@ impl<'a> Lowerer<'a> {
             periodic_depth: 0,
             timer_live: false,
             exits: 0,
+            no_grad_depth: 0,
         });
     }
 
@@ -499,6 +503,12 @@ impl<'a> Lowerer<'a> {
             is_test,
             is_forward_entry: false,
         });
+        if f.decorator_list
+            .iter()
+            .any(|d| self.disables_grad(&d.expression))
+        {
+            self.st().no_grad_depth += 1;
+        }
         let params = &f.parameters;
         let all = params
             .posonlyargs
@@ -648,6 +658,10 @@ impl<'a> Lowerer<'a> {
                 }
             }
             Stmt::With(w) => {
+                let no_grad = w.items.iter().any(|i| self.disables_grad(&i.context_expr));
+                if no_grad {
+                    self.st().no_grad_depth += 1;
+                }
                 for item in &w.items {
                     let v = self.eval(&item.context_expr);
                     if let Some(vars) = &item.optional_vars {
@@ -657,6 +671,9 @@ impl<'a> Lowerer<'a> {
                     }
                 }
                 self.stmts(&w.body);
+                if no_grad {
+                    self.st().no_grad_depth -= 1;
+                }
             }
             Stmt::Try(tr) => {
                 self.stmts(&tr.body);
@@ -1181,6 +1198,36 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Whether a context manager or decorator turns autograd off: `torch.no_grad()`,
+    /// `torch.inference_mode()`, `torch.set_grad_enabled(False)` (called or not).
+    fn disables_grad(&self, e: &Expr) -> bool {
+        let (callee, call) = match e {
+            Expr::Call(c) => (&*c.func, Some(c)),
+            other => (other, None),
+        };
+        let Some(q) = self.qualified(callee) else {
+            return false;
+        };
+        let Some(name) = Self::torch_name(&q) else {
+            return false;
+        };
+        match name {
+            "no_grad" | "inference_mode" | "autograd.no_grad" | "autograd.inference_mode" => true,
+            "set_grad_enabled" | "autograd.set_grad_enabled" => call.is_some_and(|c| {
+                c.arguments
+                    .args
+                    .first()
+                    .is_some_and(|a| matches!(a, Expr::BooleanLiteral(b) if !b.value))
+            }),
+            _ => false,
+        }
+    }
+
+    /// Whether autograd records here (not under `no_grad`/`inference_mode`).
+    fn grad_enabled(&self) -> bool {
+        self.stack.last().is_some_and(|s| s.no_grad_depth == 0)
+    }
+
     fn binary(&mut self, lhs: &Value, rhs: &Value, op: &str, span: Span) -> Value {
         let reads = reads_of(&[lhs, rhs]);
         if let (ValueKind::Timer(start), "-" | "-=") = (rhs.kind, op) {
@@ -1215,6 +1262,9 @@ impl<'a> Lowerer<'a> {
         v.var = None;
         v.reads = reads;
         v.span = span;
+        let comparison = matches!(op, "==" | "!=" | "<" | ">" | "<=" | ">=");
+        v.requires_grad =
+            v.is_tensorish() && !comparison && (lhs.requires_grad || rhs.requires_grad);
         v
     }
 
@@ -1340,7 +1390,13 @@ impl<'a> Lowerer<'a> {
             },
             span.clone(),
         );
-        self.module_output(arg_tensors, span, reads)
+        let mut v = self.module_output(arg_tensors, span, reads);
+        // A model moved to a device has parameters: its output is part of the autograd graph
+        // unless gradients are off here. (A padding or activation module has none; only moved
+        // modules are taken for models.)
+        let moved = callee.origin.as_ref().is_some_and(|o| o.is_transfer);
+        v.requires_grad = moved && self.grad_enabled();
+        v
     }
 
     /// What running a module gives: a tensor where its first input is.
@@ -1909,6 +1965,8 @@ impl<'a> Lowerer<'a> {
                 if to == Device::Cpu {
                     v.host_read = Some(method_span);
                 }
+                // A transfer is differentiable: the copy stays in the autograd graph.
+                v.requires_grad = recv.v.requires_grad;
                 v.reads = reads;
                 // A module moves in place: `model.cuda()` moves `model`.
                 if recv.v.kind == ValueKind::Module {
@@ -2008,6 +2066,17 @@ impl<'a> Lowerer<'a> {
                 // Pinned: no longer the pageable host tensor its factory made.
                 v.origin = None;
                 v.device = Device::Unknown;
+            }
+            // Out of the autograd graph: detached, or an index/boolean result.
+            if t::NO_GRAD_RESULTS.contains(&name) || t::BOOL_OPS.contains(&name) {
+                v.requires_grad = false;
+            }
+            if name == "requires_grad_" {
+                v.requires_grad = c
+                    .arguments
+                    .args
+                    .first()
+                    .is_none_or(|a| !matches!(a, Expr::BooleanLiteral(b) if !b.value));
             }
             return Val::new(v);
         }

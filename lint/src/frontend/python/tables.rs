@@ -61,6 +61,13 @@ pub(crate) const DTYPE_METHODS: &[&str] = &[
     "byte", "char",
 ];
 
+/// Tensor methods whose result is not part of the autograd graph: detached copies and index or
+/// integer results (`.numpy()` on them works).
+pub(crate) const NO_GRAD_RESULTS: &[&str] = &[
+    "detach", "detach_", "argmax", "argmin", "argsort", "argwhere", "nonzero", "long", "int",
+    "bool", "round", "sign", "isnan", "isinf", "isfinite",
+];
+
 /// Ops whose result is boolean or integer whatever the operands' dtype (a helper compared is no
 /// longer a floating-point helper).
 pub(crate) const BOOL_OPS: &[&str] = &[
