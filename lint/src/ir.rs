@@ -141,7 +141,7 @@ pub struct Value {
     pub reads: Reads,
     /// The expression's span.
     pub span: Span,
-    /// PyTorch: the tensor is part of an autograd graph (a module's output outside
+    /// `PyTorch`: the tensor is part of an autograd graph (a module's output outside
     /// `torch.no_grad()`, an `nn.Parameter`, `requires_grad=True`), so `.numpy()` on it raises.
     pub requires_grad: bool,
 }
