@@ -12,7 +12,7 @@ declare_rule! {
     /// ## Why is this bad?
     /// `numpy` arrays live in host memory: `PyTorch` raises "can't convert cuda:0 device type
     /// tensor to numpy. Use `Tensor.cpu()` to copy the tensor to host memory first". And they
-    /// have no autograd graph: on a tensor in one it raises "Can't call numpy() on Tensor that
+    /// have no autograd graph: on a tensor in one it raises "Can't call `numpy()` on `Tensor` that
     /// requires grad. Use tensor.detach().numpy() instead".
     ///
     /// ## Example
