@@ -13,7 +13,7 @@ declare_rule! {
     /// `numpy` arrays live in host memory: `PyTorch` raises "can't convert cuda:0 device type
     /// tensor to numpy. Use `Tensor.cpu()` to copy the tensor to host memory first". And they
     /// have no autograd graph: on a tensor in one it raises "Can't call `numpy()` on `Tensor` that
-    /// requires grad. Use tensor.detach().numpy() instead".
+    /// requires grad. Use `tensor.detach().numpy()` instead".
     ///
     /// ## Example
     /// ```python
