@@ -54,6 +54,8 @@ pub(crate) struct Program<'a> {
     summaries: HashMap<FnRef, Summary>,
     /// Python classes that are `nn.Module`s, through the class hierarchy of the whole tree.
     module_classes: HashSet<&'a str>,
+    /// Python classes of the tree: their bases' names (last path segment), first base first.
+    bases: HashMap<&'a str, Vec<&'a str>>,
 }
 
 impl<'a> Program<'a> {
@@ -80,6 +82,18 @@ impl<'a> Program<'a> {
             forward: HashSet::new(),
             summaries: HashMap::new(),
             module_classes: module_classes(files),
+            bases: files
+                .iter()
+                .flat_map(|f| &f.classes)
+                .map(|c| {
+                    let bases = c
+                        .bases
+                        .iter()
+                        .map(|b| b.rsplit('.').next().unwrap_or(b))
+                        .collect();
+                    (c.name.as_str(), bases)
+                })
+                .collect(),
         };
         program.compute_forward();
         program.compute_summaries();
@@ -97,11 +111,22 @@ impl<'a> Program<'a> {
     /// The functions a call may reach: a type's methods, or free functions (same file first).
     fn resolve_call(&self, target: &CallTarget, from: FileId) -> Vec<FnRef> {
         match target {
-            CallTarget::Method { self_type, name } => self
-                .methods
-                .get(&(self_type.as_str(), name.as_str()))
-                .cloned()
-                .unwrap_or_default(),
+            CallTarget::Method { self_type, name } => {
+                // The type's own method, else the nearest base class's that has it (Python
+                // classes of the tree, bases named by their last path segment; first base first,
+                // as Python's method resolution order for single inheritance).
+                let mut ty = self_type.as_str();
+                for _ in 0..16 {
+                    if let Some(found) = self.methods.get(&(ty, name.as_str())) {
+                        return found.clone();
+                    }
+                    match self.bases.get(ty).and_then(|b| b.first()) {
+                        Some(base) if *base != ty => ty = base,
+                        _ => break,
+                    }
+                }
+                Vec::new()
+            }
             CallTarget::Free { name } => {
                 let Some(free) = self.free.get(name.as_str()) else {
                     return Vec::new();

@@ -175,6 +175,9 @@ struct ClassInfo {
     /// Attributes `__init__` sets to what may be a tensor: a `torch` call or a parameter
     /// annotated as a tensor.
     tensor_attrs: HashSet<String>,
+    /// Every attribute any method assigns (`self.act = act`): `self.act(x)` calls what it holds,
+    /// not a method inherited from a base class.
+    assigned: HashSet<String>,
 }
 
 // Independent facts about the file, each read in a different place: not a state machine.
@@ -311,6 +314,7 @@ impl<'a> Lowerer<'a> {
                             }
                         }
                     }
+                    let assigned = assigned_attributes(self.src_of(c));
                     self.classes.push((
                         c.name.id.to_string(),
                         ClassInfo {
@@ -318,6 +322,7 @@ impl<'a> Lowerer<'a> {
                             methods,
                             submodules,
                             tensor_attrs,
+                            assigned,
                         },
                     ));
                     self.collect_classes(&c.body);
@@ -1463,19 +1468,27 @@ impl<'a> Lowerer<'a> {
         span: Span,
         reads: Reads,
     ) -> Value {
+        let name = match &target {
+            CallTarget::Method { name, .. } | CallTarget::Free { name } => name.clone(),
+        };
+        let mut v = self.call_result(target, &arg_tensors, span.clone());
+        self.maybe_op(&name, arg_tensors, span);
+        v.reads = reads;
+        v
+    }
+
+    /// Emits the call of a function of the tree and returns its result: maybe a tensor, on the
+    /// device the checker finds the callee returns.
+    fn call_result(&mut self, target: CallTarget, arg_tensors: &[Value], span: Span) -> Value {
         self.emit(
             EventKind::Call {
                 target: target.clone(),
             },
             span.clone(),
         );
-        let name = match &target {
-            CallTarget::Method { name, .. } | CallTarget::Free { name } => name.clone(),
-        };
         let arg_device = arg_tensors
             .first()
             .map_or(Device::Unknown, |v| v.device.clone());
-        self.maybe_op(&name, arg_tensors, span.clone());
         let mut v = tensor(
             span.clone(),
             Device::Call(Arc::new(CallRef {
@@ -1486,7 +1499,6 @@ impl<'a> Lowerer<'a> {
             None,
         );
         v.kind = ValueKind::MaybeTensor;
-        v.reads = reads;
         v
     }
 
@@ -1846,10 +1858,10 @@ impl<'a> Lowerer<'a> {
                 }
                 return Val::new(Value::unknown(span));
             }
-            if let Some(class) = class {
-                if self.class(&class).is_some_and(|c| c.methods.contains(name)) {
+            if let Some(class) = &class {
+                if self.class(class).is_some_and(|c| c.methods.contains(name)) {
                     let target = CallTarget::Method {
-                        self_type: class,
+                        self_type: class.clone(),
                         name: name.to_string(),
                     };
                     return Val::new(self.local_call(target, arg_tensors, span, reads));
@@ -1864,7 +1876,23 @@ impl<'a> Lowerer<'a> {
             if submodule {
                 return Val::new(self.module_output(arg_tensors, span, reads));
             }
-            // A method inherited from a base class: what it does is not known here.
+            // A method inherited from a base class (not an attribute holding a callable): the
+            // checker follows it through the class hierarchy of the tree. Not counted as an op
+            // here: what it does with its arguments is not known.
+            if let Some(class) = &class {
+                let inherited = self
+                    .class(class)
+                    .is_some_and(|c| !c.assigned.contains(name) && !c.bases.is_empty());
+                if inherited {
+                    let target = CallTarget::Method {
+                        self_type: class.clone(),
+                        name: name.to_string(),
+                    };
+                    let mut v = self.call_result(target, &arg_tensors, span);
+                    v.reads = reads;
+                    return Val::new(v);
+                }
+            }
             let mut v = Value::unknown(span);
             v.reads = reads;
             return Val::new(v);
@@ -2104,6 +2132,33 @@ impl<'a> Lowerer<'a> {
 }
 
 /// The targets and the value of an assignment (`a = b`, `a: T = b`).
+/// The attributes a class's source assigns through `self.<name> =` (also `+=`, annotated and
+/// tuple targets): a cheap scan of the text, since any method may set them.
+fn assigned_attributes(class_source: &str) -> HashSet<String> {
+    let mut out = HashSet::default();
+    for (i, _) in class_source.match_indices("self.") {
+        let rest = &class_source[i + 5..];
+        let len = rest
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            .count();
+        if len == 0 {
+            continue;
+        }
+        let after = rest[len..].trim_start_matches([' ', '\t']);
+        let assigns = (after.starts_with('=') && !after.starts_with("=="))
+            || after.starts_with(',')
+            || after.starts_with(':')
+            || after.len() > 1
+                && after.as_bytes()[1] == b'='
+                && matches!(after.as_bytes()[0], b'+' | b'-' | b'*' | b'/' | b'|' | b'&');
+        if assigns {
+            out.insert(rest[..len].to_string());
+        }
+    }
+    out
+}
+
 fn assignment(stmt: &Stmt) -> Option<(&[Expr], &Expr)> {
     match stmt {
         Stmt::Assign(a) => Some((&a.targets, &a.value)),
