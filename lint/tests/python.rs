@@ -121,6 +121,40 @@ fn should_follow_module_classes_across_files_and_find_notebooks() {
     );
 }
 
+const GPU_DATASET: &str = "import torch
+from torch.utils.data import Dataset
+
+
+class GpuDataset(Dataset):
+    def __init__(self, n):
+        self.x = torch.randn(n, 8).to(\"cuda\")
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, i):
+        return self.x[i]
+";
+
+#[test]
+fn should_know_a_dataset_class_of_another_file_moves_its_data() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-datasets");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(dir.join("data.py"), GPU_DATASET).expect("write");
+    // The batches are on the device already: calling the moved model with them is fine (no
+    // P402), and pinning them is an error (P205).
+    std::fs::write(
+        dir.join("train.py"),
+        "import torch.nn as nn\nfrom torch.utils.data import DataLoader\n\nfrom data import GpuDataset\n\n\ndef train(device):\n    model = nn.Linear(8, 1).to(device)\n    loader = DataLoader(GpuDataset(100), batch_size=8, pin_memory=True)\n    for x in loader:\n        out = model(x)\n",
+    )
+    .expect("write");
+    let report =
+        placer_lint::check_paths(std::slice::from_ref(&dir), &Settings::default()).expect("check");
+    let rules: Vec<Rule> = report.diagnostics().map(|(_, d)| d.rule).collect();
+    assert_eq!(rules, vec![Rule::PinMemoryOnDeviceTensors]);
+}
+
 #[test]
 fn should_not_overflow_the_stack_on_deeply_nested_expressions() {
     // A generated sum of 100 000 terms is a left-nested tree 100 000 levels deep: dropping it

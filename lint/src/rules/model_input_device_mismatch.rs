@@ -1,5 +1,5 @@
 use crate::checker::Checker;
-use crate::ir::{Device, EventKind};
+use crate::ir::{Device, EventKind, Span};
 use crate::rule::{declare_rule, Violation};
 
 declare_rule! {
@@ -63,6 +63,20 @@ impl Violation for ModelInputDeviceMismatch {
     }
 }
 
+/// Whether the loader built at `span` (in this file) iterates a dataset class of the tree that
+/// moves its data to a device itself, possibly defined in another file.
+fn dataset_moves(checker: &Checker<'_>, span: &Span) -> bool {
+    checker.file.functions.iter().any(|f| {
+        f.events.iter().any(|e| match &e.kind {
+            EventKind::LoaderNew {
+                dataset_class: Some(class),
+                ..
+            } => e.span == *span && checker.program.class_moves_to_device(class),
+            _ => false,
+        })
+    })
+}
+
 pub(crate) fn check(checker: &mut Checker<'_>) {
     for (_, func) in checker.functions() {
         for event in &func.events {
@@ -79,7 +93,8 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             // ...and an input is on the host, where a factory or a loader put it.
             let Some(input) = inputs.iter().find(|i| {
                 let (device, origin) = checker.resolve(i);
-                device == Device::Cpu && origin.is_some_and(|o| !o.is_transfer)
+                device == Device::Cpu
+                    && origin.is_some_and(|o| !o.is_transfer && !dataset_moves(checker, &o.span))
             }) else {
                 continue;
             };
