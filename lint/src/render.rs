@@ -101,15 +101,83 @@ pub fn full(
         .with_links(false)
         .with_width(width);
     let mut out = String::new();
+    let cells = cell_ranges(path, source);
     for d in diagnostics {
+        // In a notebook, show the finding's cell on its own, numbered as in the notebook.
+        let cell = cells.iter().find(|(_, range)| {
+            range.start <= d.span.start && d.span.start < range.end.max(range.start + 1)
+        });
+        let (name, text, shifted);
+        let d = match cell {
+            Some((n, range)) => {
+                name = format!("{}:cell {n}", path.display());
+                text = Arc::from(&source[range.clone()]);
+                shifted = shift_into(d, range);
+                &shifted
+            }
+            None => {
+                name = path.display().to_string();
+                text = Arc::clone(source);
+                d
+            }
+        };
         let item = WithSource {
             diagnostic: d,
-            source: NamedSource::new(path.display().to_string(), Arc::clone(source)),
+            source: NamedSource::new(name, text),
             code: qualified_code(d),
         };
         // Writing into a String cannot fail.
         let _ = handler.render_report(&mut out, &item);
     }
+    out
+}
+
+/// A notebook's cells in its joined source: the cell's index and the byte range of its code
+/// (after its marker line, up to the next marker). Empty for other files.
+fn cell_ranges(path: &Path, source: &str) -> Vec<(usize, std::ops::Range<usize>)> {
+    if path.extension().is_none_or(|e| e != "ipynb") {
+        return Vec::new();
+    }
+    let marker = crate::frontend::python::notebook::CELL_MARKER;
+    let mut cells: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
+    let mut at = 0;
+    for line in source.split_inclusive('\n') {
+        let n = line
+            .trim_end()
+            .strip_prefix(marker)
+            .and_then(|l| l.strip_suffix(']'))
+            .and_then(|l| l.parse().ok());
+        if let Some(n) = n {
+            if let Some(last) = cells.last_mut() {
+                last.1.end = at;
+            }
+            cells.push((n, at + line.len()..source.len()));
+        }
+        at += line.len();
+    }
+    cells
+}
+
+/// `d` with its spans made relative to `range`; labels outside it are dropped.
+fn shift_into(d: &Diagnostic, range: &std::ops::Range<usize>) -> Diagnostic {
+    let inside = |s: &std::ops::Range<usize>| range.start <= s.start && s.end <= range.end;
+    let shift = |s: &std::ops::Range<usize>| s.start - range.start..s.end - range.start;
+    let mut out = d.clone();
+    out.span = if inside(&d.span) {
+        shift(&d.span)
+    } else {
+        let start = d.span.start - range.start;
+        start..start
+    };
+    out.labels = d
+        .labels
+        .iter()
+        .filter(|l| inside(&l.span))
+        .map(|l| crate::diagnostic::Label {
+            span: shift(&l.span),
+            message: l.message.clone(),
+        })
+        .collect();
     out
 }
 

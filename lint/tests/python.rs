@@ -66,6 +66,16 @@ fn should_report_notebook_findings_by_cell() {
         (json[0].cell, json[0].line, json[0].column),
         (Some(3), 3, 5)
     );
+    // The graphical report shows the cell alone, numbered as in the notebook.
+    let full = placer_lint::render::full(
+        path,
+        &source,
+        &found,
+        placer_lint::render::Style::Plain,
+        100,
+    );
+    assert!(full.contains("[devices.ipynb:cell 3:3:5]"), "{full}");
+    assert!(!full.contains("placer cell"), "no marker line: {full}");
 }
 
 #[test]
