@@ -108,18 +108,15 @@ pub fn full(
             range.start <= d.span.start && d.span.start < range.end.max(range.start + 1)
         });
         let (name, text, shifted);
-        let d = match cell {
-            Some((n, range)) => {
-                name = format!("{}:cell {n}", path.display());
-                text = Arc::from(&source[range.clone()]);
-                shifted = shift_into(d, range);
-                &shifted
-            }
-            None => {
-                name = path.display().to_string();
-                text = Arc::clone(source);
-                d
-            }
+        let d = if let Some((n, range)) = cell {
+            name = format!("{}:cell {n}", path.display());
+            text = Arc::from(&source[range.clone()]);
+            shifted = shift_into(d, range);
+            &shifted
+        } else {
+            name = path.display().to_string();
+            text = Arc::clone(source);
+            d
         };
         let item = WithSource {
             diagnostic: d,
