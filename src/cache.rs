@@ -21,11 +21,12 @@ struct Entry {
     files: Vec<(PathBuf, Vec<Diagnostic>)>,
 }
 
-/// The key of a run: placer's version, the settings, and every file's path and content.
-fn key(paths: &[PathBuf], settings: &Settings, files: &[(PathBuf, Vec<u8>)]) -> String {
+/// The key of a run: placer's version, the run (settings and checked paths), and every file's
+/// path and content.
+fn key(run: &str, files: &[(PathBuf, Vec<u8>)]) -> String {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
-    h.update(format!("{settings:?}{paths:?}").as_bytes());
+    h.update(run.as_bytes());
     for (path, content) in files {
         h.update(path.to_string_lossy().as_bytes());
         h.update(&[0]);
@@ -48,13 +49,10 @@ pub(crate) fn check(dir: &Path, paths: &[PathBuf], settings: &Settings) -> Resul
             (p, content)
         })
         .collect();
-    let key = key(paths, settings, &files);
+    let run = format!("{settings:?}{paths:?}");
+    let key = key(&run, &files);
     // One slot per set of checked paths and settings, so alternating trees do not evict each other.
-    let slot = {
-        let mut h = xxhash_rust::xxh3::Xxh3::new();
-        h.update(format!("{settings:?}{paths:?}").as_bytes());
-        format!("{:016x}.json", h.digest())
-    };
+    let slot = format!("{:016x}.json", xxhash_rust::xxh3::xxh3_64(run.as_bytes()));
     let file = dir.join(env!("CARGO_PKG_VERSION")).join(slot);
     if let Some(entry) = std::fs::read(&file)
         .ok()

@@ -356,7 +356,7 @@ impl Config {
             s.include_tests = s.include_tests || include;
         }
         if let Some(dir) = self.source.as_ref().and_then(|p| p.parent()) {
-            s.root = dir.to_path_buf();
+            s.root = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
         }
         Ok(s)
     }

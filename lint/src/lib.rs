@@ -54,7 +54,7 @@ pub use suppression::add_allow;
 pub fn check_source(path: &Path, source: &str, settings: &Settings) -> Vec<Diagnostic> {
     let file = if frontend::python::is_python(path) {
         let mut file = frontend::python::lower_file(0, path, &Arc::from(source));
-        frontend::rust::mark_forward_methods(&mut file, settings);
+        frontend::rust::apply_settings(&mut file, settings);
         file
     } else {
         frontend::rust::lower_file(0, path, &Arc::from(source), settings)
@@ -241,7 +241,7 @@ fn lower(id: usize, path: &Path, settings: &Settings) -> ir::File {
         if !settings.include_tests && is_test {
             file.functions.clear();
         }
-        frontend::rust::mark_forward_methods(&mut file, settings);
+        frontend::rust::apply_settings(&mut file, settings);
         return file;
     }
     let test_only = !settings.include_tests
@@ -263,7 +263,7 @@ fn lower(id: usize, path: &Path, settings: &Settings) -> ir::File {
             if test_only {
                 file.functions.clear();
             }
-            frontend::rust::mark_forward_methods(&mut file, settings);
+            frontend::rust::apply_settings(&mut file, settings);
             return file;
         }
     }

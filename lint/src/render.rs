@@ -101,17 +101,14 @@ pub fn full(
         .with_links(false)
         .with_width(width);
     let mut out = String::new();
-    let cells = cell_ranges(path, source);
+    let cells = Cells::new(path, source);
     for d in diagnostics {
         // In a notebook, show the finding's cell on its own, numbered as in the notebook.
-        let cell = cells.iter().find(|(_, range)| {
-            range.start <= d.span.start && d.span.start < range.end.max(range.start + 1)
-        });
         let (name, text, shifted);
-        let d = if let Some((n, range)) = cell {
-            name = format!("{}:cell {n}", path.display());
-            text = Arc::from(&source[range.clone()]);
-            shifted = shift_into(d, range);
+        let d = if let Some(cell) = cells.at(d.span.start) {
+            name = format!("{}:cell {}", path.display(), cell.index);
+            text = Arc::from(&source[cell.range.clone()]);
+            shifted = shift_into(d, &cell.range);
             &shifted
         } else {
             name = path.display().to_string();
@@ -127,32 +124,6 @@ pub fn full(
         let _ = handler.render_report(&mut out, &item);
     }
     out
-}
-
-/// A notebook's cells in its joined source: the cell's index and the byte range of its code
-/// (after its marker line, up to the next marker). Empty for other files.
-fn cell_ranges(path: &Path, source: &str) -> Vec<(usize, std::ops::Range<usize>)> {
-    if path.extension().is_none_or(|e| e != "ipynb") {
-        return Vec::new();
-    }
-    let marker = crate::frontend::python::notebook::CELL_MARKER;
-    let mut cells: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
-    let mut at = 0;
-    for line in source.split_inclusive('\n') {
-        let n = line
-            .trim_end()
-            .strip_prefix(marker)
-            .and_then(|l| l.strip_suffix(']'))
-            .and_then(|l| l.parse().ok());
-        if let Some(n) = n {
-            if let Some(last) = cells.last_mut() {
-                last.1.end = at;
-            }
-            cells.push((n, at + line.len()..source.len()));
-        }
-        at += line.len();
-    }
-    cells
 }
 
 /// `d` with its spans made relative to `range`; labels outside it are dropped.
@@ -200,33 +171,61 @@ pub fn concise(path: &Path, source: &str, diagnostics: &[Diagnostic]) -> String 
     out
 }
 
-/// The cells of a notebook's joined source: the line of each cell's marker, and its index.
-struct Cells(Vec<(usize, usize)>);
+/// One code cell of a notebook's joined source.
+struct Cell {
+    /// Its 1-based index in the notebook.
+    index: usize,
+    /// The 1-based line of its marker in the joined source.
+    marker_line: usize,
+    /// The byte range of its code (after the marker line, up to the next marker).
+    range: std::ops::Range<usize>,
+}
+
+/// The cells of a notebook's joined source, found by their marker lines; empty for other files.
+struct Cells(Vec<Cell>);
 
 impl Cells {
     fn new(path: &Path, source: &str) -> Self {
+        let mut cells: Vec<Cell> = Vec::new();
         if path.extension().is_none_or(|e| e != "ipynb") {
-            return Cells(Vec::new());
+            return Cells(cells);
         }
         let marker = crate::frontend::python::notebook::CELL_MARKER;
-        Cells(
-            source
-                .lines()
-                .enumerate()
-                .filter_map(|(i, l)| {
-                    let n = l.strip_prefix(marker)?.strip_suffix(']')?.parse().ok()?;
-                    Some((i + 1, n))
-                })
-                .collect(),
-        )
+        let mut at = 0;
+        for (i, line) in source.split_inclusive('\n').enumerate() {
+            let index = line
+                .trim_end()
+                .strip_prefix(marker)
+                .and_then(|l| l.strip_suffix(']'))
+                .and_then(|l| l.parse().ok());
+            if let Some(index) = index {
+                if let Some(last) = cells.last_mut() {
+                    last.range.end = at;
+                }
+                cells.push(Cell {
+                    index,
+                    marker_line: i + 1,
+                    range: at + line.len()..source.len(),
+                });
+            }
+            at += line.len();
+        }
+        Cells(cells)
     }
 
     /// The cell and the line within it of a 1-based line of the joined source.
     fn locate(&self, line: usize) -> (Option<usize>, usize) {
-        match self.0.iter().rev().find(|(marker, _)| *marker < line) {
-            Some((marker, cell)) => (Some(*cell), line - marker),
+        match self.0.iter().rev().find(|c| c.marker_line < line) {
+            Some(c) => (Some(c.index), line - c.marker_line),
             None => (None, line),
         }
+    }
+
+    /// The cell whose code contains byte `offset`.
+    fn at(&self, offset: usize) -> Option<&Cell> {
+        self.0
+            .iter()
+            .find(|c| c.range.start <= offset && offset < c.range.end.max(c.range.start + 1))
     }
 }
 

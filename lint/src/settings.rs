@@ -30,8 +30,8 @@ pub struct Settings {
     pub exclude: GlobSet,
     /// Rules not reported in files matching a glob (config key `per-file-ignores`).
     pub per_file_ignores: Vec<(GlobSet, Vec<Rule>)>,
-    /// The directory globs are relative to: the config file's directory, else (empty) the
-    /// working directory.
+    /// The directory globs are relative to, absolute: the config file's directory; empty (paths
+    /// as given, relative to the working directory) without a config file.
     pub root: PathBuf,
 }
 
@@ -93,9 +93,11 @@ impl Settings {
 
     /// `path` relative to [`Settings::root`] when it is under it, for glob matching.
     fn relative(&self, path: &Path) -> PathBuf {
-        let root = std::path::absolute(&self.root).unwrap_or_else(|_| self.root.clone());
+        if self.root.as_os_str().is_empty() {
+            return path.to_path_buf();
+        }
         let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-        abs.strip_prefix(&root)
+        abs.strip_prefix(&self.root)
             .map_or_else(|_| path.to_path_buf(), Path::to_path_buf)
     }
 

@@ -60,7 +60,7 @@ pub(crate) fn lower_file(id: FileId, path: &Path, source: &Arc<str>, settings: &
             lowerer.visit_file(&ast);
             lowerer.end_function();
             file.functions = lowerer.functions;
-            mark_forward_methods(&mut file, settings);
+            apply_settings(&mut file, settings);
         }
     }
     // Spans are plain byte ranges now: free proc-macro2's per-thread source map.
@@ -71,7 +71,7 @@ pub(crate) fn lower_file(id: FileId, path: &Path, source: &Arc<str>, settings: &
 /// Applies the settings to a lowered file's functions: with `include_tests`, test code is
 /// analysed as any other code (a `forward` in a test module starts a forward path); functions
 /// named in `forward-methods` are forward entries.
-pub(crate) fn mark_forward_methods(file: &mut File, settings: &Settings) {
+pub(crate) fn apply_settings(file: &mut File, settings: &Settings) {
     if settings.include_tests {
         for f in &mut file.functions {
             if f.meta.is_test {

@@ -6,4 +6,4 @@ mod spans;
 pub(crate) mod tables;
 
 pub(crate) use call_graph::lower_calls_only;
-pub(crate) use lower::{is_test_path, lower_file, mark_forward_methods};
+pub(crate) use lower::{apply_settings, is_test_path, lower_file};
