@@ -297,6 +297,151 @@ fn should_find_the_same_with_and_without_the_prefilter() {
 }
 
 #[test]
+fn should_find_the_same_when_functions_without_tensor_apis_are_lowered_calls_only() {
+    // `mid` and `Glue::run`/`inner` name no tensor API, so only their calls are lowered at first;
+    // `mid` returns what `make_mask` builds on the host, `inner` is reached through `self.`, so
+    // both files must end up lowered in full for the mask to be followed into `forward`.
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "model.rs",
+        b"use candle_core::{DType, Device, Result, Tensor};
+          pub struct Attn;
+          impl Attn {
+              fn make_mask(&self, t: usize) -> Result<Tensor> {
+                  Tensor::ones((t, t), DType::U8, &Device::Cpu)
+              }
+              fn mid(&self, t: usize) -> Result<crate::Out> {
+                  let m = self.make_mask(t)?;
+                  Ok(m)
+              }
+              pub fn forward(&self, xs: &Tensor) -> Result<Tensor> {
+                  let m = self.mid(4)?;
+                  let g = crate::glue::Glue::run(&crate::glue::Glue)?;
+                  xs.broadcast_mul(&m)?.broadcast_add(&g)
+              }
+          }
+",
+    );
+    write(
+        dir.path(),
+        "glue.rs",
+        b"pub struct Glue;
+          impl Glue {
+              pub fn run(&self) -> crate::Out {
+                  self.inner()
+              }
+              fn inner(&self) -> crate::Out {
+                  crate::mask::ones(4)
+              }
+          }
+",
+    );
+    write(
+        dir.path(),
+        "mask.rs",
+        b"use candle_core::{DType, Device, Result, Tensor};
+          pub fn ones(t: usize) -> Result<Tensor> {
+    Tensor::ones((t, t), DType::F32, &Device::Cpu)
+}
+",
+    );
+    let run = |extra: &[&str]| {
+        stdout_of(
+            placer()
+                .args(["check", "--output-format", "concise"])
+                .args(extra)
+                .arg(dir.path()),
+        )
+    };
+    let with = run(&[]);
+    let without = run(&["--no-prefilter"]);
+    assert_eq!(with, without);
+    assert_eq!(
+        with.matches("[P101/tensor-on-default-device]").count(),
+        2,
+        "{with}"
+    );
+    assert!(
+        with.contains("model.rs:5:") && with.contains("model.rs:14:"),
+        "{with}"
+    );
+}
+
+#[test]
+fn should_follow_forward_paths_through_self_calls_in_files_without_tensor_apis() {
+    // `glue.rs` names no tensor API: only its calls are lowered, `self.inner(x)` among them, so
+    // the forward path reaches `scale`, which nothing else makes a candidate for full lowering.
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "model.rs",
+        b"use candle_core::{Result, Tensor};
+          pub struct M;
+          impl M {
+              pub fn forward(&self, xs: &Tensor) -> Result<Tensor> {
+                  crate::glue::Glue::run(&crate::glue::Glue, xs)
+              }
+          }
+",
+    );
+    write(
+        dir.path(),
+        "glue.rs",
+        b"pub struct Glue;
+          impl Glue {
+              pub fn run(&self, x: crate::X) -> crate::Y {
+                  self.inner(x)
+              }
+              fn inner(&self, x: crate::X) -> crate::Y {
+                  crate::mask::scale(x)
+              }
+          }
+",
+    );
+    write(
+        dir.path(),
+        "mask.rs",
+        b"use candle_core::{DType, Device, Result, Tensor};
+          pub fn scale(xs: &Tensor) -> Result<Tensor> {
+              let s = Tensor::ones((4, 4), DType::F32, &Device::Cpu)?;
+              xs.broadcast_mul(&s)
+          }
+",
+    );
+    let run = |extra: &[&str]| {
+        stdout_of(
+            placer()
+                .args(["check", "--output-format", "concise"])
+                .args(extra)
+                .arg(dir.path()),
+        )
+    };
+    let with = run(&[]);
+    assert!(
+        with.contains("mask.rs:3:") && with.contains("[P101/"),
+        "{with}"
+    );
+    assert_eq!(with, run(&["--no-prefilter"]));
+}
+
+#[test]
+fn should_find_the_same_on_the_fixtures_with_and_without_the_prefilter() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let run = |extra: &[&str]| {
+        stdout_of(
+            placer()
+                .args(["check", "--output-format", "concise"])
+                .args(extra)
+                .arg(&fixtures),
+        )
+    };
+    let with = run(&[]);
+    assert!(with.lines().count() > 50, "{with}");
+    assert_eq!(with, run(&["--no-prefilter"]));
+}
+
+#[test]
 fn should_analyse_test_code_like_any_code_with_include_tests() {
     let dir = tempfile::tempdir().expect("tempdir");
     write(dir.path(), "tests/model.rs", BUGGY.as_bytes());

@@ -2,8 +2,8 @@
 //! functions are on a forward path (following calls across files), and what device each function
 //! returns its tensors on.
 
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Label};
@@ -14,6 +14,9 @@ use crate::settings::Settings;
 
 /// A function of the tree: file index and function index.
 pub(crate) type FnRef = (FileId, u32);
+
+/// The functions a call may reach (nearly always one: inline, no allocation).
+type Callees = smallvec::SmallVec<[FnRef; 2]>;
 
 /// What a function returns, device-wise.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,8 +64,8 @@ pub(crate) struct Program<'a> {
 impl<'a> Program<'a> {
     /// Indexes `files` and computes forward paths and return summaries.
     pub(crate) fn new(files: &'a [File]) -> Self {
-        let mut methods: HashMap<(&str, &str), Vec<FnRef>> = HashMap::new();
-        let mut free: HashMap<&str, Vec<FnRef>> = HashMap::new();
+        let mut methods: HashMap<(&str, &str), Vec<FnRef>> = HashMap::default();
+        let mut free: HashMap<&str, Vec<FnRef>> = HashMap::default();
         for file in files {
             for (i, f) in file.functions.iter().enumerate() {
                 let r = (file.id, u32::try_from(i).unwrap_or(u32::MAX));
@@ -79,8 +82,8 @@ impl<'a> Program<'a> {
             position: files.iter().enumerate().map(|(i, f)| (f.id, i)).collect(),
             methods,
             free,
-            forward: HashSet::new(),
-            summaries: HashMap::new(),
+            forward: HashSet::default(),
+            summaries: HashMap::default(),
             module_classes: module_classes(files),
             bases: files
                 .iter()
@@ -109,7 +112,7 @@ impl<'a> Program<'a> {
     }
 
     /// The functions a call may reach: a type's methods, or free functions (same file first).
-    fn resolve_call(&self, target: &CallTarget, from: FileId) -> Vec<FnRef> {
+    fn resolve_call(&self, target: &CallTarget, from: FileId) -> Callees {
         match target {
             CallTarget::Method { self_type, name } => {
                 // The type's own method, else the nearest base class's that has it (Python
@@ -118,22 +121,22 @@ impl<'a> Program<'a> {
                 let mut ty = self_type.as_str();
                 for _ in 0..16 {
                     if let Some(found) = self.methods.get(&(ty, name.as_str())) {
-                        return found.clone();
+                        return Callees::from_slice(found);
                     }
                     match self.bases.get(ty).and_then(|b| b.first()) {
                         Some(base) if *base != ty => ty = base,
                         _ => break,
                     }
                 }
-                Vec::new()
+                Callees::new()
             }
             CallTarget::Free { name } => {
                 let Some(free) = self.free.get(name.as_str()) else {
-                    return Vec::new();
+                    return Callees::new();
                 };
-                let local: Vec<FnRef> = free.iter().copied().filter(|r| r.0 == from).collect();
+                let local: Callees = free.iter().copied().filter(|r| r.0 == from).collect();
                 if local.is_empty() {
-                    free.clone()
+                    Callees::from_slice(free)
                 } else {
                     local
                 }
@@ -213,15 +216,21 @@ impl<'a> Program<'a> {
         }
         let builder = Builder {
             program: self,
-            memo: RefCell::new(HashMap::new()),
+            memo: RefCell::new(HashMap::default()),
             in_progress: RefCell::new(Vec::new()),
         };
+        // Only functions that return a tensor have a summary worth keeping; a missing summary
+        // reads as unknown.
         for file in self.files {
-            for i in 0..file.functions.len() {
-                builder.summary((file.id, u32::try_from(i).unwrap_or(u32::MAX)));
+            for (i, f) in file.functions.iter().enumerate() {
+                if f.returns.iter().any(Value::is_tensorish) {
+                    builder.summary((file.id, u32::try_from(i).unwrap_or(u32::MAX)));
+                }
             }
         }
-        self.summaries = builder.memo.into_inner();
+        let mut summaries = builder.memo.into_inner();
+        summaries.retain(|_, s| s.device != Device::Unknown);
+        self.summaries = summaries;
     }
 
     /// The device a value ends up on once calls are resolved, with `summary_of` giving what each
@@ -295,6 +304,19 @@ impl<'a> Program<'a> {
             .collect()
     }
 
+    /// Whether `function` (of file `file`) calls a function of the tree that returns a tensor on
+    /// a hard-coded device.
+    pub(crate) fn calls_hard_coded_helper(&self, function: &Function, file: FileId) -> bool {
+        function.events.iter().any(|event| match &event.kind {
+            EventKind::Call { target } => self.resolve_call(target, file).iter().any(|callee| {
+                self.summaries
+                    .get(callee)
+                    .is_some_and(|s| s.device.is_hard_coded())
+            }),
+            _ => false,
+        })
+    }
+
     /// Whether a Python class of the tree is an `nn.Module` (directly or through its bases).
     pub(crate) fn is_module_class(&self, name: &str) -> bool {
         self.module_classes.contains(name)
@@ -319,7 +341,7 @@ impl<'a> Program<'a> {
 /// `torch.nn` class) or through other classes of the tree, by name.
 fn module_classes(files: &[File]) -> HashSet<&str> {
     let classes: Vec<&crate::ir::Class> = files.iter().flat_map(|f| &f.classes).collect();
-    let mut modules: HashSet<&str> = HashSet::new();
+    let mut modules: HashSet<&str> = HashSet::default();
     loop {
         let before = modules.len();
         for class in &classes {

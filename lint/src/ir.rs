@@ -359,6 +359,9 @@ pub struct Function {
     pub bindings: Vec<Binding>,
     /// The values the function returns (tail expression, `return`, `Ok(..)`).
     pub returns: Vec<Value>,
+    /// Only its calls and returned calls were lowered: it names no tensor API, or its file
+    /// names none (see [`File::calls_only`]).
+    pub calls_only: bool,
 }
 
 impl Function {

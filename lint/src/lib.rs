@@ -57,7 +57,7 @@ pub fn check_source(path: &Path, source: &str, settings: &Settings) -> Vec<Diagn
         frontend::rust::apply_settings(&mut file, settings);
         file
     } else {
-        frontend::rust::lower_file(0, path, &Arc::from(source), settings)
+        frontend::rust::lower_file(0, path, &Arc::from(source), settings, false)
     };
     let files = vec![file];
     let program = checker::Program::new(&files);
@@ -211,15 +211,28 @@ fn anchors() -> &'static aho_corasick::AhoCorasick {
 
 /// Whether a source could produce any finding: it names at least one API anchor.
 pub fn may_match(source: &str) -> bool {
+    anchor_offsets(source).next().is_some()
+}
+
+/// Where a source names an API anchor: the byte offset of each occurrence, in order.
+fn anchor_offsets(source: &str) -> impl Iterator<Item = usize> + '_ {
     use frontend::rust::tables as t;
     let substrings = t::ANCHORS.len() + t::HOST_READS.len() + t::EMPTY_CACHE.len();
     let bytes = source.as_bytes();
     let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    anchors().find_overlapping_iter(source).any(|m| {
-        m.pattern().as_usize() < substrings
-            || (m.start() == 0 || !ident(bytes[m.start() - 1]))
-                && bytes.get(m.end()).is_none_or(|&b| !ident(b))
-    })
+    anchors()
+        .find_overlapping_iter(source)
+        .filter(move |m| {
+            m.pattern().as_usize() < substrings
+                || (m.start() == 0 || !ident(bytes[m.start() - 1]))
+                    && bytes.get(m.end()).is_none_or(|&b| !ident(b))
+        })
+        .map(|m| m.start())
+}
+
+/// Whether a text names a tensor API ([`may_match`]) or one of the user's own factories.
+pub(crate) fn anchored(text: &str, extra_factories: &[String]) -> bool {
+    may_match(text) || extra_factories.iter().any(|f| text.contains(f.as_str()))
 }
 
 fn lower(id: usize, path: &Path, settings: &Settings) -> ir::File {
@@ -246,14 +259,7 @@ fn lower(id: usize, path: &Path, settings: &Settings) -> ir::File {
     }
     let test_only = !settings.include_tests
         && (frontend::rust::is_test_path(path) || settings.is_test_path(path));
-    let anchored = || {
-        may_match(&source)
-            || settings
-                .extra_factories
-                .iter()
-                .any(|f| source.contains(f.as_str()))
-    };
-    if test_only || settings.prefilter && !anchored() {
+    if test_only || settings.prefilter && !anchored(&source, &settings.extra_factories) {
         // Every file is parsed, since `syntax-error` can fire in any file. A file that names no
         // tensor API can take part in a finding only through its calls, so only its call graph
         // is lowered; test code that is not checked needs not even that (nothing outside a test
@@ -267,23 +273,26 @@ fn lower(id: usize, path: &Path, settings: &Settings) -> ir::File {
             return file;
         }
     }
-    frontend::rust::lower_file(id, path, &source, settings)
+    frontend::rust::lower_file(id, path, &source, settings, settings.prefilter)
 }
 
-/// The call-graph-only files that may call a helper returning a tensor on a hard-coded device
-/// (they contain its name, and its type for a method): ops on such a helper's result are the only
-/// events a file without API names can produce, so these must be lowered in full.
+/// The files with call-graph-only code that may call a helper returning a tensor on a
+/// hard-coded device: ops on such a helper's result are the only events code without API names
+/// can produce, so these files must be lowered in full. A call-graph-only file qualifies when its
+/// text contains the helper's name, and its type for a method (its calls are not resolved
+/// through `use` renames); a call-graph-only function of a fully lowered file when it calls such
+/// a helper.
 fn needing_full_lowering(program: &checker::Program<'_>, files: &[ir::File]) -> Vec<usize> {
     let needs = program.names_needed();
     let mut strings: Vec<&str> = needs.iter().flatten().map(String::as_str).collect();
     strings.sort_unstable();
     strings.dedup();
-    let Ok(ac) = aho_corasick::AhoCorasick::new(&strings) else {
-        return Vec::new();
-    };
     if strings.is_empty() {
         return Vec::new();
     }
+    let Ok(ac) = aho_corasick::AhoCorasick::new(&strings) else {
+        return Vec::new();
+    };
     let ids: Vec<Vec<usize>> = needs
         .iter()
         .map(|need| {
@@ -295,8 +304,16 @@ fn needing_full_lowering(program: &checker::Program<'_>, files: &[ir::File]) -> 
     files
         .par_iter()
         .enumerate()
-        .filter(|(_, f)| f.calls_only && !f.functions.is_empty())
         .filter(|(_, f)| {
+            if !f.calls_only {
+                return f
+                    .functions
+                    .iter()
+                    .any(|g| g.calls_only && program.calls_hard_coded_helper(g, f.id));
+            }
+            if f.functions.is_empty() {
+                return false;
+            }
             let mut found = vec![false; strings.len()];
             for m in ac.find_overlapping_iter(&*f.source) {
                 found[m.pattern().as_usize()] = true;
@@ -335,7 +352,7 @@ pub fn check_paths(paths: &[PathBuf], settings: &Settings) -> Result<Report, Err
             .par_iter()
             .map(|&i| {
                 let f = &files[i];
-                let full = frontend::rust::lower_file(f.id, &f.path, &f.source, settings);
+                let full = frontend::rust::lower_file(f.id, &f.path, &f.source, settings, false);
                 (i, full)
             })
             .collect();
@@ -359,10 +376,15 @@ pub fn check_paths(paths: &[PathBuf], settings: &Settings) -> Result<Report, Err
         })
         .collect();
     reports.sort_by(|a, b| a.path.cmp(&b.path));
+    let files_lowered = files.iter().filter(|f| !f.calls_only).count();
+    drop(program);
+    // Freeing the IR of a big tree takes a while (10 ms on 500 files) and nothing waits for it:
+    // a pool thread does it while the caller renders the report.
+    rayon::spawn(move || drop(files));
     Ok(Report {
         files: reports,
         files_checked,
-        files_lowered: files.iter().filter(|f| !f.calls_only).count(),
+        files_lowered,
         elapsed_secs: start.elapsed().as_secs_f64(),
     })
 }

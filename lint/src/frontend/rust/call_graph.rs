@@ -1,7 +1,9 @@
-//! The call-graph-only lowering of files that name no tensor API: they are parsed anyway (for
-//! `syntax-error`), and their calls are all that can carry a forward path or a helper's device
-//! through them. Walks items like `lower.rs` does, but keeps only calls and returned calls.
+//! The call-graph-only lowering of code that names no tensor API: whole files (they are parsed
+//! anyway, for `syntax-error`) and single functions of fully lowered files. Their calls are all
+//! that can carry a forward path or a helper's device through them. Walks items like `lower.rs`
+//! does, but keeps only calls and returned calls.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -28,14 +30,17 @@ pub(crate) fn lower_calls_only(id: FileId, path: &Path, source: &Arc<str>) -> Fi
             file.syntax_error = Some((0..0, err.to_string()));
         }
         Ok(ast) => {
+            let no_aliases = HashMap::new();
             let mut walker = CallGraph {
                 path_is_test: is_test_path(path),
                 test_depth: 0,
                 impls: Vec::new(),
                 stack: vec![Function::default()],
                 functions: Vec::new(),
+                aliases: &no_aliases,
             };
             walker.stack[0].meta.is_test = walker.path_is_test;
+            walker.stack[0].calls_only = true;
             walker.visit_file(&ast);
             walker.functions.extend(walker.stack.pop());
             file.functions = walker.functions;
@@ -45,15 +50,40 @@ pub(crate) fn lower_calls_only(id: FileId, path: &Path, source: &Arc<str>) -> Fi
     file
 }
 
-struct CallGraph {
+/// Lowers only the calls of one function of a fully lowered file, for a function that names no
+/// tensor API: `meta` is its metadata, `self_type` the type of the impl it is a method of,
+/// `in_test` whether it is test code, `aliases` the file's `use .. as ..` renames. Returns the
+/// functions nested in it, then itself (the order the full lowering gives).
+pub(crate) fn function_calls(
+    meta: FunctionMeta,
+    self_type: Option<String>,
+    in_test: bool,
+    aliases: &HashMap<String, String>,
+    body: &syn::Block,
+) -> Vec<Function> {
+    let mut walker = CallGraph {
+        path_is_test: in_test,
+        test_depth: 0,
+        impls: vec![(self_type, None)],
+        stack: Vec::new(),
+        functions: Vec::new(),
+        aliases,
+    };
+    walker.body(meta, body);
+    walker.functions
+}
+
+struct CallGraph<'a> {
     path_is_test: bool,
     test_depth: u32,
     impls: Vec<(Option<String>, Option<String>)>,
     stack: Vec<Function>,
     functions: Vec<Function>,
+    /// `use a::B as C` renames: `C` -> `B`.
+    aliases: &'a HashMap<String, String>,
 }
 
-impl CallGraph {
+impl CallGraph<'_> {
     fn target(&self, e: &Expr) -> Option<CallTarget> {
         let self_type = || self.impls.last().and_then(|(ty, _)| ty.as_deref());
         match e {
@@ -63,7 +93,10 @@ impl CallGraph {
                         .path
                         .segments
                         .iter()
-                        .map(|s| s.ident.to_string())
+                        .map(|s| {
+                            let name = s.ident.to_string();
+                            self.aliases.get(&name).cloned().unwrap_or(name)
+                        })
                         .collect();
                     call_target(&segs, self_type())
                 }
@@ -113,6 +146,8 @@ impl CallGraph {
         }
     }
 
+    /// A function: its calls, and its returned calls. Methods see their impl's type (the top
+    /// of `impls`); the caller hides it for free functions, as `lower.rs` does.
     fn function(
         &mut self,
         sig: &syn::Signature,
@@ -126,13 +161,16 @@ impl CallGraph {
             (None, None)
         };
         let in_test = self.path_is_test || self.test_depth > 0;
+        self.body(function_meta(sig, attrs, context, in_test, 0..0), body);
+    }
+
+    fn body(&mut self, meta: FunctionMeta, body: &syn::Block) {
         self.stack.push(Function {
-            meta: function_meta(sig, attrs, context, in_test, 0..0),
+            meta,
+            calls_only: true,
             ..Function::default()
         });
-        self.impls.push((None, None));
         self.visit_block(body);
-        self.impls.pop();
         if let Some(Stmt::Expr(tail, None)) = body.stmts.last() {
             self.returned(tail);
         }
@@ -140,7 +178,7 @@ impl CallGraph {
     }
 }
 
-impl<'ast> Visit<'ast> for CallGraph {
+impl<'ast> Visit<'ast> for CallGraph<'_> {
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
         let test = is_test_attrs(&m.attrs) || m.ident == "tests";
         self.test_depth += u32::from(test);
@@ -151,20 +189,23 @@ impl<'ast> Visit<'ast> for CallGraph {
     }
 
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        let test = is_test_attrs(&i.attrs);
+        self.test_depth += u32::from(test);
         self.impls.push(impl_context(i));
         syn::visit::visit_item_impl(self, i);
         self.impls.pop();
+        self.test_depth -= u32::from(test);
     }
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        // A free function (also one nested in a method) is not a method of an enclosing impl.
+        self.impls.push((None, None));
         self.function(&f.sig, &f.attrs, false, &f.block);
+        self.impls.pop();
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        // The impl's type is on the stack; `function` hides it from nested items.
-        let impls = self.impls.clone();
         self.function(&f.sig, &f.attrs, true, &f.block);
-        self.impls = impls;
     }
 
     fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {

@@ -4,7 +4,6 @@
 //! walk is an abstract evaluation: every expression is visited once and yields a [`Value`] (kind,
 //! device, where the device came from), and the placement-relevant ones emit [`Event`]s.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -15,6 +14,7 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::{Expr, Pat, Stmt, Token};
 
+use super::spans::Name;
 use super::tables as t;
 use crate::frontend::eval::{reads_of, tensor, Val};
 use crate::ir::{
@@ -27,8 +27,15 @@ use crate::settings::Settings;
 ///
 /// Test modules (`#[cfg(test)]`, `mod tests`) are not walked unless `settings.include_tests`: no
 /// code outside them can call into them, and their findings are not reported. The settings'
-/// `test-paths`, `forward-methods` and `extra-factories` apply.
-pub(crate) fn lower_file(id: FileId, path: &Path, source: &Arc<str>, settings: &Settings) -> File {
+/// `test-paths`, `forward-methods` and `extra-factories` apply. With `skip_unanchored` (the
+/// prefilter, per function), a function that names no tensor API has only its calls lowered.
+pub(crate) fn lower_file(
+    id: FileId,
+    path: &Path,
+    source: &Arc<str>,
+    settings: &Settings,
+    skip_unanchored: bool,
+) -> File {
     let path_is_test = is_test_path(path) || settings.is_test_path(path);
     let mut file = File::new(id, path, source.clone(), is_binary_path(path));
     // Strip what `syn::parse_file` strips (a BOM, a shebang line), remembering the offset.
@@ -52,6 +59,7 @@ pub(crate) fn lower_file(id: FileId, path: &Path, source: &Arc<str>, settings: &
             let mut lowerer = Lowerer::new(id, base, source, path_is_test);
             lowerer.skip_test_modules = !settings.include_tests;
             lowerer.extra_factories = &settings.extra_factories;
+            lowerer.skip_unanchored = skip_unanchored;
             lowerer.collect_uses(&ast.items);
             lowerer.begin_function(FunctionMeta {
                 is_test: path_is_test,
@@ -156,15 +164,25 @@ struct Lowerer<'a> {
     skip_test_modules: bool,
     /// The user's own factories (config `extra-factories`).
     extra_factories: &'a [String],
+    /// Lower only the calls of functions that name no tensor API (see `lower_fn`).
+    skip_unanchored: bool,
 }
 
 impl<'a> Lowerer<'a> {
     fn new(file: FileId, base: usize, src: &'a str, path_is_test: bool) -> Self {
-        let mut lines = Vec::new();
-        let mut start = base;
-        for line in src[base..].split_inclusive('\n') {
-            lines.push((start, line.is_ascii()));
-            start += line.len();
+        // One vectorised scan for the newlines; an all-ASCII file (most) needs no per-line check.
+        let text = &src.as_bytes()[base..];
+        let all_ascii = text.is_ascii();
+        let mut lines = Vec::with_capacity(text.len() / 32);
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', text)
+            .map(|i| i + 1)
+            .chain([text.len()])
+        {
+            if end > start {
+                lines.push((base + start, all_ascii || text[start..end].is_ascii()));
+            }
+            start = end;
         }
         Lowerer {
             file,
@@ -179,6 +197,7 @@ impl<'a> Lowerer<'a> {
             test_depth: 0,
             skip_test_modules: false,
             extra_factories: &[],
+            skip_unanchored: false,
         }
     }
 
@@ -186,6 +205,23 @@ impl<'a> Lowerer<'a> {
 
     fn span(&self, node: &impl Spanned) -> Span {
         self.pm_span(node.span())
+    }
+
+    /// The span of a pattern; a binding (`x`, `mut x`, `ref x`) without printing it to tokens.
+    fn pat_span(&self, pat: &Pat) -> Span {
+        match pat {
+            Pat::Ident(p) if p.subpat.is_none() && p.attrs.is_empty() => {
+                let ident = self.ident_range(&p.ident);
+                let first = p
+                    .by_ref
+                    .as_ref()
+                    .map(|t| t.span)
+                    .or(p.mutability.as_ref().map(|t| t.span))
+                    .map_or(ident.start, |s| self.pm_span(s).start);
+                first..ident.end
+            }
+            _ => self.span(pat),
+        }
     }
 
     /// The byte range of an expression, from its first to its last token.
@@ -232,16 +268,6 @@ impl<'a> Lowerer<'a> {
         crate::ir::snippet(self.src, span)
     }
 
-    /// An identifier's text, borrowed from the source (no allocation), `r#` stripped.
-    fn raw_ident(&self, ident: &proc_macro2::Ident) -> Cow<'a, str> {
-        let range = self.ident_range(ident);
-        let text = self.src.get(range).unwrap_or("");
-        match text.strip_prefix("r#").unwrap_or(text) {
-            "" => Cow::Owned(ident.to_string()),
-            text => Cow::Borrowed(text),
-        }
-    }
-
     /// An identifier's byte range with one position lookup: it ends where its characters end.
     fn ident_range(&self, ident: &proc_macro2::Ident) -> Span {
         let start = self.offset(ident.span().start());
@@ -264,13 +290,13 @@ impl<'a> Lowerer<'a> {
     }
 
     /// A path segment's name with `use .. as ..` renames resolved.
-    fn seg_name(&self, ident: &proc_macro2::Ident) -> Cow<'a, str> {
-        let raw = self.raw_ident(ident);
+    fn seg_name(&self, ident: &proc_macro2::Ident) -> Name {
+        let raw = Name::of(ident);
         if self.aliases.is_empty() {
             return raw;
         }
-        match self.aliases.get(raw.as_ref()) {
-            Some(original) => Cow::Owned(original.clone()),
+        match self.aliases.get(&*raw) {
+            Some(original) => Name::from(original.as_str()),
             None => raw,
         }
     }
@@ -416,7 +442,7 @@ impl<'a> Lowerer<'a> {
     fn bind_pat(&mut self, pat: &Pat, value: &Value) {
         match pat {
             Pat::Ident(p) => {
-                self.bind(&p.ident.to_string(), value.clone());
+                self.bind(&Name::of(&p.ident), value.clone());
             }
             Pat::Type(p) => self.bind_pat(&p.pat, value),
             Pat::Reference(p) => self.bind_pat(&p.pat, value),
@@ -427,7 +453,7 @@ impl<'a> Lowerer<'a> {
                     .path
                     .segments
                     .last()
-                    .is_some_and(|s| matches!(s.ident.to_string().as_str(), "Some" | "Ok"));
+                    .is_some_and(|s| s.ident == "Some" || s.ident == "Ok");
                 let inner = if wrapped {
                     value.clone()
                 } else {
@@ -464,14 +490,38 @@ impl<'a> Lowerer<'a> {
             (None, None)
         };
         let in_test = self.path_is_test || self.test_depth > 0;
-        function_meta(sig, attrs, context, in_test, self.span(&sig.ident))
+        function_meta(sig, attrs, context, in_test, self.ident_range(&sig.ident))
     }
 
     fn lower_fn(&mut self, meta: FunctionMeta, sig: &syn::Signature, body: &syn::Block) {
+        if self.skip_unanchored {
+            // A function that names no tensor API (nor its impl's type) is, as a file that names
+            // none (see `crate::may_match`), only calls: lowered as the call-graph-only lowering
+            // does. The file is lowered in full if one of those calls turns out to return a
+            // tensor on a hard-coded device (see `needing_full_lowering`).
+            let span = self.pm_span(sig.fn_token.span).start
+                ..self.pm_span(body.brace_token.span.close()).end;
+            let self_type = self.impls.last().and_then(|(ty, _)| ty.clone());
+            let text = self.src.get(span.clone()).unwrap_or("");
+            if !crate::anchored(text, self.extra_factories)
+                && !self_type.as_deref().is_some_and(crate::may_match)
+            {
+                let in_test = self.path_is_test || self.test_depth > 0;
+                let functions = super::call_graph::function_calls(
+                    meta,
+                    self_type,
+                    in_test,
+                    &self.aliases,
+                    body,
+                );
+                self.functions.extend(functions);
+                return;
+            }
+        }
         self.begin_function(meta);
         for input in &sig.inputs {
             if let syn::FnArg::Typed(arg) = input {
-                let span = self.span(&arg.pat);
+                let span = self.pat_span(&arg.pat);
                 let kind = if type_mentions(&arg.ty, |n| t::TENSOR_TYPES.contains(&n)) {
                     ValueKind::Tensor
                 } else if type_mentions(&arg.ty, t::is_device_type) {
@@ -525,7 +575,7 @@ impl<'a> Lowerer<'a> {
                         }
                         v.v
                     }
-                    None => Value::unknown(self.span(&local.pat)),
+                    None => Value::unknown(self.pat_span(&local.pat)),
                 };
                 self.bind_pat(&local.pat, &value);
                 None
@@ -585,7 +635,7 @@ impl<'a> Lowerer<'a> {
                 let mut v = Value::unknown(span.clone());
                 v.reads = base.v.reads;
                 if let syn::Member::Named(name) = &f.member {
-                    if t::is_device_field(&self.raw_ident(name)) {
+                    if t::is_device_field(&Name::of(name)) {
                         v.kind = ValueKind::Device;
                         v.device = Device::Cached;
                     }
@@ -633,7 +683,7 @@ impl<'a> Lowerer<'a> {
                 let iter = self.eval(&f.expr);
                 self.enter_loop(span.clone(), &f.body);
                 self.push_scope();
-                let mut item = Value::unknown(self.span(&f.pat));
+                let mut item = Value::unknown(self.pat_span(&f.pat));
                 item.reads = iter.v.reads;
                 self.bind_pat(&f.pat, &item);
                 self.eval_block(&f.body);
@@ -667,7 +717,7 @@ impl<'a> Lowerer<'a> {
             Expr::Closure(c) => {
                 self.push_scope();
                 for input in &c.inputs {
-                    self.bind_pat(input, &Value::unknown(self.span(input)));
+                    self.bind_pat(input, &Value::unknown(self.pat_span(input)));
                 }
                 self.eval(&c.body);
                 self.pop_scope();
@@ -794,7 +844,7 @@ impl<'a> Lowerer<'a> {
     fn assign_to(&mut self, lhs: &Expr, value: Value) {
         match lhs {
             Expr::Path(p) if p.path.segments.len() == 1 => {
-                let name = self.raw_ident(&p.path.segments[0].ident);
+                let name = Name::of(&p.path.segments[0].ident);
                 if let Some(id) = self.lookup(&name) {
                     self.assign(id, value);
                 }
@@ -807,7 +857,7 @@ impl<'a> Lowerer<'a> {
 
     fn eval_path(&mut self, path: &syn::Path, span: Span) -> Value {
         if path.segments.len() == 1 && path.leading_colon.is_none() {
-            let name = self.raw_ident(&path.segments[0].ident);
+            let name = Name::of(&path.segments[0].ident);
             if let Some(id) = self.lookup(&name) {
                 let st = self.stack.last().expect("function");
                 let mut v = st.env[id as usize].clone();
@@ -817,7 +867,7 @@ impl<'a> Lowerer<'a> {
                 return v;
             }
         }
-        let segs: Vec<Cow<'a, str>> = path
+        let segs: Vec<Name> = path
             .segments
             .iter()
             .map(|s| self.seg_name(&s.ident))
@@ -895,7 +945,7 @@ impl<'a> Lowerer<'a> {
     fn eval_method(&mut self, m: &syn::ExprMethodCall, span: Span) -> Val {
         let recv = self.eval(&m.receiver);
         let args = self.eval_args(m.args.iter());
-        let name = self.raw_ident(&m.method);
+        let name = Name::of(&m.method);
         let name = name.as_ref();
         let is_self = matches!(&*m.receiver, Expr::Path(p) if p.path.is_ident("self"));
         let mut all: Vec<&Value> = vec![&recv.v];
@@ -1131,7 +1181,7 @@ impl<'a> Lowerer<'a> {
             v.reads = reads;
             return Val::new(v);
         };
-        let segs: Vec<Cow<'a, str>> = p
+        let segs: Vec<Name> = p
             .path
             .segments
             .iter()
@@ -1395,11 +1445,11 @@ impl<'a> Lowerer<'a> {
             .path
             .segments
             .last()
-            .map_or(Cow::Borrowed(""), |s| self.raw_ident(&s.ident));
+            .map_or_else(|| Name::from(""), |s| Name::of(&s.ident));
         let is_log = t::LOG_MACROS.contains(&name.as_ref());
         // Most macros in model code log or wrap FFI calls: skip parsing one that names nothing a
         // rule reads (timer reads count). `vec![a, b]` is kept: its elements may be tensors.
-        if name != "vec" {
+        if &*name != "vec" {
             let text = self.src.get(span.clone()).unwrap_or("");
             if !crate::may_match(text)
                 && !text.contains("elapsed")
@@ -1540,7 +1590,7 @@ fn type_mentions(ty: &syn::Type, pred: impl Fn(&str) -> bool) -> bool {
     }
     impl<'ast, F: Fn(&str) -> bool> Visit<'ast> for Finder<F> {
         fn visit_path_segment(&mut self, seg: &'ast syn::PathSegment) {
-            if (self.pred)(&seg.ident.to_string()) {
+            if (self.pred)(&Name::of(&seg.ident)) {
                 self.found = true;
             }
             syn::visit::visit_path_segment(self, seg);

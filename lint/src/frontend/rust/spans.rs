@@ -115,3 +115,107 @@ fn path_last(path: &syn::Path) -> Option<Span> {
         syn::PathArguments::Parenthesized(_) => return None,
     })
 }
+
+/// An identifier's text with `r#` stripped, kept inline when short (nearly all are).
+///
+/// Read through the identifier's `Display`: no allocation, and no source-map lookup, which
+/// reading the text out of the source by position would need (`Span::start` borrows
+/// proc-macro2's thread-local source map and binary-searches it twice).
+pub(crate) struct Name {
+    len: u8,
+    buf: [u8; Name::INLINE],
+    heap: Option<String>,
+}
+
+impl Name {
+    const INLINE: usize = 38;
+
+    /// The text of `ident`, `r#` stripped.
+    pub(crate) fn of(ident: &proc_macro2::Ident) -> Self {
+        use std::fmt::Write as _;
+        let mut name = Name::from("");
+        // Writing into a `Name` cannot fail: text that does not fit inline moves to the heap.
+        let _ = write!(name, "{ident}");
+        if name.starts_with("r#") {
+            let text = name[2..].to_string();
+            name = Name::from(text.as_str());
+        }
+        name
+    }
+}
+
+impl From<&str> for Name {
+    fn from(text: &str) -> Self {
+        let mut name = Name {
+            len: 0,
+            buf: [0; Name::INLINE],
+            heap: None,
+        };
+        if text.len() <= Name::INLINE {
+            name.buf[..text.len()].copy_from_slice(text.as_bytes());
+            name.len = u8::try_from(text.len()).unwrap_or(0);
+        } else {
+            name.heap = Some(text.to_string());
+        }
+        name
+    }
+}
+
+impl std::fmt::Write for Name {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        if let Some(heap) = &mut self.heap {
+            heap.push_str(s);
+            return Ok(());
+        }
+        let len = usize::from(self.len);
+        if len + s.len() <= Name::INLINE {
+            self.buf[len..len + s.len()].copy_from_slice(s.as_bytes());
+            self.len = u8::try_from(len + s.len()).unwrap_or(0);
+        } else {
+            let mut heap = String::with_capacity(len + s.len());
+            heap.push_str(self);
+            heap.push_str(s);
+            self.heap = Some(heap);
+        }
+        Ok(())
+    }
+}
+
+impl std::ops::Deref for Name {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match &self.heap {
+            Some(heap) => heap,
+            // Only whole `&str`s are copied in, so the bytes are UTF-8.
+            None => std::str::from_utf8(&self.buf[..usize::from(self.len)]).unwrap_or(""),
+        }
+    }
+}
+
+impl AsRef<str> for Name {
+    fn as_ref(&self) -> &str {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Name;
+
+    #[test]
+    fn name_strips_raw_prefix_and_spills_long_identifiers_to_the_heap() {
+        let ident = |s: &str| proc_macro2::Ident::new(s, proc_macro2::Span::call_site());
+        assert_eq!(&*Name::of(&ident("xs")), "xs");
+        assert_eq!(
+            &*Name::of(&proc_macro2::Ident::new_raw(
+                "type",
+                proc_macro2::Span::call_site()
+            )),
+            "type"
+        );
+        let long = "a_very_long_identifier_name_that_does_not_fit_inline_at_all";
+        assert_eq!(&*Name::of(&ident(long)), long);
+        assert_eq!(&*Name::of(&ident("é_unicode")), "é_unicode");
+    }
+}
