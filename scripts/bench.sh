@@ -6,7 +6,8 @@
 #   (c) check, no prefilter  placer check --no-prefilter DIRS (parse and lower every file)
 # Each mode: one warm-up run (its exit code is checked: 0/1 only, no panic), then BENCH_RUNS timed
 # runs (default 7), wall clock. Prints the corpus size (files, `wc -l` lines) and a table with the
-# median (and min/max, user+sys CPU time: median, or hyperfine's mean) per mode and the overhead of (b) and (c) over (a) in percent.
+# median (and min/max, user+sys CPU time: median, or hyperfine's mean) per mode and the overhead of (b) and (c) over (a) in percent:
+# of the medians, and (without hyperfine) paired: the median over rounds of each round's ratio.
 # Without hyperfine, the timed runs of the three modes are interleaved (a b c a b c ...) so that
 # background load drifts hit all three alike; with hyperfine installed (not required) it does the
 # timing instead (set BENCH_NO_HYPERFINE=1 to not use it).
@@ -74,7 +75,7 @@ stats() {
     printf "%.3f %.3f %.3f\n", med, v[1], v[NR] }'
 }
 
-declare -A med mn mx cpu
+declare -A med mn mx cpu paired
 if command -v hyperfine >/dev/null && [[ -z ${BENCH_NO_HYPERFINE:-} ]]; then
   echo "timing with $(hyperfine --version)"
   cmds=()
@@ -116,16 +117,25 @@ else
     read -r med[$m] mn[$m] mx[$m] <<<"$(stats "$PLACER_TMP/wall-$m")"
     read -r cpu[$m] _ _ <<<"$(stats "$PLACER_TMP/cpu-$m")"
   done
+  # Paired: each round's (b)/(a) and (c)/(a) from runs seconds apart, then the median over the
+  # rounds; drifts in machine speed between rounds cancel out.
+  for m in b c; do
+    paste "$PLACER_TMP/wall-$m" "$PLACER_TMP/wall-a" | awk '{ printf "%.6f\n", ($1 / $2 - 1) * 100 }' \
+      >"$PLACER_TMP/ratio-$m"
+    read -r pm _ _ <<<"$(stats "$PLACER_TMP/ratio-$m")"
+    paired[$m]=$(printf '%+.1f%%' "$pm")
+  done
 fi
 
 echo
-printf '%-26s %9s %8s %8s %11s %14s\n' "mode" "median s" "min s" "max s" "cpu s" "vs parse-only"
+printf '%-26s %9s %8s %8s %11s %14s %9s\n' "mode" "median s" "min s" "max s" "cpu s" "vs parse-only" \
+  "paired"
 for m in "${modes[@]}"; do
   if [[ $m == a ]]; then
     over="-"
   else
     over=$(awk -v x="${med[$m]}" -v a="${med[a]}" 'BEGIN { printf "%+.1f%%", (x - a) / a * 100 }')
   fi
-  printf '%-26s %9s %8s %8s %11s %14s\n' "${label[$m]}" "${med[$m]}" "${mn[$m]}" "${mx[$m]}" \
-    "${cpu[$m]}" "$over"
+  printf '%-26s %9s %8s %8s %11s %14s %9s\n' "${label[$m]}" "${med[$m]}" "${mn[$m]}" "${mx[$m]}" \
+    "${cpu[$m]}" "$over" "${paired[$m]:--}"
 done

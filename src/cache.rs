@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use placer_lint::diagnostic::Diagnostic;
-use placer_lint::{FileReport, Report, Settings};
+use placer_lint::{Analysis, FileReport, Report, Settings};
 use serde::{Deserialize, Serialize};
 
 use crate::Fatal;
@@ -37,8 +37,13 @@ fn key(run: &str, files: &[(PathBuf, Vec<u8>)]) -> String {
 }
 
 /// Checks `paths`, reading the findings from `dir` when nothing changed since the last run with
-/// the same paths and settings, and storing them otherwise.
-pub(crate) fn check(dir: &Path, paths: &[PathBuf], settings: &Settings) -> Result<Report, Fatal> {
+/// the same paths and settings, and storing them otherwise. The analysed tree comes back when
+/// the check ran.
+pub(crate) fn check(
+    dir: &Path,
+    paths: &[PathBuf],
+    settings: &Settings,
+) -> Result<(Report, Option<Analysis>), Fatal> {
     let start = std::time::Instant::now();
     let mut found = placer_lint::discover(paths)?;
     found.retain(|p| !settings.is_excluded(p));
@@ -76,14 +81,15 @@ pub(crate) fn check(dir: &Path, paths: &[PathBuf], settings: &Settings) -> Resul
                 }
             })
             .collect();
-        return Ok(Report {
+        let report = Report {
             files: reports,
             files_checked: entry.files_checked,
             files_lowered: entry.files_lowered,
             elapsed_secs: start.elapsed().as_secs_f64(),
-        });
+        };
+        return Ok((report, None));
     }
-    let report = placer_lint::check_paths(paths, settings)?;
+    let (report, analysis) = placer_lint::analyse_paths(paths, settings)?;
     let entry = Entry {
         key,
         files_checked: report.files_checked,
@@ -106,5 +112,5 @@ pub(crate) fn check(dir: &Path, paths: &[PathBuf], settings: &Settings) -> Resul
             }
         }
     }
-    Ok(report)
+    Ok((report, Some(analysis)))
 }

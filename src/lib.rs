@@ -12,7 +12,7 @@ use placer_lint::baseline::Baseline;
 use placer_lint::config::{Config, ConfigError};
 use placer_lint::diagnostic::Diagnostic;
 use placer_lint::render::{self, Style};
-use placer_lint::{FileReport, Report, Rule, Settings, Severity};
+use placer_lint::{Analysis, FileReport, Report, Rule, Settings, Severity};
 
 mod cache;
 
@@ -227,14 +227,21 @@ fn groups(args: &CheckArgs) -> Result<Vec<(Settings, Vec<PathBuf>)>, Fatal> {
 }
 
 /// Checks every group (through the cache) and merges the reports in path order.
-fn run(groups: &[(Settings, Vec<PathBuf>)], args: &CheckArgs) -> Result<Report, Fatal> {
+/// Checks every group; returns the merged report and the analysed trees behind it.
+fn run(
+    groups: &[(Settings, Vec<PathBuf>)],
+    args: &CheckArgs,
+) -> Result<(Report, Vec<Analysis>), Fatal> {
     let mut merged = Report::default();
+    let mut trees = Vec::new();
     for (settings, paths) in groups {
-        let report = if args.no_cache {
-            placer_lint::check_paths(paths, settings)?
+        let (report, tree) = if args.no_cache {
+            let (report, tree) = placer_lint::analyse_paths(paths, settings)?;
+            (report, Some(tree))
         } else {
             cache::check(&args.cache_dir, paths, settings)?
         };
+        trees.extend(tree);
         merged.files.extend(report.files);
         merged.files_checked += report.files_checked;
         merged.files_lowered += report.files_lowered;
@@ -242,7 +249,7 @@ fn run(groups: &[(Settings, Vec<PathBuf>)], args: &CheckArgs) -> Result<Report, 
     }
     merged.files.sort_by(|a, b| a.path.cmp(&b.path));
     merged.files.dedup_by(|a, b| a.path == b.path);
-    Ok(merged)
+    Ok((merged, trees))
 }
 
 /// Whether a rewritten file still parses (a fix must never break a file).
@@ -260,7 +267,7 @@ fn fix_in_place(
 ) -> Result<(usize, Report), Fatal> {
     let mut total = 0;
     for _ in 0..10 {
-        let report = run(groups, args)?;
+        let (report, _) = run(groups, args)?;
         let mut applied = 0;
         for f in &report.files {
             if let Some((fixed, n)) =
@@ -283,7 +290,7 @@ fn fix_in_place(
             return Ok((total, report));
         }
     }
-    Ok((total, run(groups, args)?))
+    Ok((total, run(groups, args)?.0))
 }
 
 /// `--diff`: the fixes of one pass as a unified diff; the number of fixes.
@@ -488,13 +495,19 @@ fn check(args: &CheckArgs) -> Result<ExitCode, Fatal> {
     }
     let groups = groups(args)?;
     let mut fixed = 0;
+    let mut trees = Vec::new();
     let mut report = if args.fix {
         let (n, report) = fix_in_place(&groups, args)?;
         fixed = n;
         report
     } else {
-        run(&groups, args)?
+        let (report, analysed) = run(&groups, args)?;
+        trees = analysed;
+        report
     };
+    // The process exits once the report is out: the OS frees the analysed trees at once, where
+    // dropping them would walk every file's IR first (as rustc leaves its arenas).
+    std::mem::forget(trees);
     if report.files_checked == 0 {
         return Err(Fatal("no files to check under the given paths".to_string()));
     }

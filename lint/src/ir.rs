@@ -365,6 +365,14 @@ pub struct Function {
 }
 
 impl Function {
+    /// Frees the spare capacity of its vectors (the IR of a tree is kept until it is checked).
+    pub fn shrink_to_fit(&mut self) {
+        self.events.shrink_to_fit();
+        self.loops.shrink_to_fit();
+        self.bindings.shrink_to_fit();
+        self.returns.shrink_to_fit();
+    }
+
     /// Whether loop `inner` is `outer` or nested in it.
     pub fn loop_within(&self, inner: Option<LoopId>, outer: LoopId) -> bool {
         let mut cur = inner;

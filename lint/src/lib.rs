@@ -324,12 +324,35 @@ fn needing_full_lowering(program: &checker::Program<'_>, files: &[ir::File]) -> 
         .collect()
 }
 
+/// The analysed tree behind a [`Report`] from [`analyse_paths`]: every file's source and IR.
+///
+/// Dropping it frees them, which takes a while on a big tree (10 ms for 500 files); a process
+/// about to exit can skip that with [`std::mem::forget`], as rustc does with its arenas.
+pub struct Analysis {
+    _files: Vec<ir::File>,
+}
+
+/// As [`check_paths`], but hands back the analysed tree instead of freeing it, so that the
+/// caller decides when (or whether) to pay for that.
+///
+/// # Errors
+/// As [`check_paths`].
+pub fn analyse_paths(paths: &[PathBuf], settings: &Settings) -> Result<(Report, Analysis), Error> {
+    let (report, files) = check_tree(paths, settings)?;
+    Ok((report, Analysis { _files: files }))
+}
+
 /// Checks every `.rs`, `.py`, `.pyi` and `.ipynb` file under `paths`: files are read, parsed and lowered in parallel, then the
 /// rules run per file in parallel. Output is sorted by path, line and column.
 ///
 /// # Errors
 /// [`Error::PathNotFound`] if a path does not exist; [`Error::Walk`] if the walk fails.
 pub fn check_paths(paths: &[PathBuf], settings: &Settings) -> Result<Report, Error> {
+    check_tree(paths, settings).map(|(report, _)| report)
+}
+
+/// [`check_paths`], returning the lowered files as well.
+fn check_tree(paths: &[PathBuf], settings: &Settings) -> Result<(Report, Vec<ir::File>), Error> {
     let start = Instant::now();
     let mut found = discover(paths)?;
     found.retain(|p| !settings.is_excluded(p));
@@ -378,15 +401,13 @@ pub fn check_paths(paths: &[PathBuf], settings: &Settings) -> Result<Report, Err
     reports.sort_by(|a, b| a.path.cmp(&b.path));
     let files_lowered = files.iter().filter(|f| !f.calls_only).count();
     drop(program);
-    // Freeing the IR of a big tree takes a while (10 ms on 500 files) and nothing waits for it:
-    // a pool thread does it while the caller renders the report.
-    rayon::spawn(move || drop(files));
-    Ok(Report {
+    let report = Report {
         files: reports,
         files_checked,
         files_lowered,
         elapsed_secs: start.elapsed().as_secs_f64(),
-    })
+    };
+    Ok((report, files))
 }
 
 /// Indices of `paths`, largest file first: with one file per task, the tail of a parallel run is

@@ -455,7 +455,8 @@ impl<'a> Lowerer<'a> {
     }
 
     fn end_function(&mut self) {
-        if let Some(state) = self.stack.pop() {
+        if let Some(mut state) = self.stack.pop() {
+            state.func.shrink_to_fit();
             self.functions.push(state.func);
         }
     }
