@@ -47,8 +47,8 @@ fn join(acc: Option<Summary>, s: Summary) -> Summary {
 /// The lowered tree with its cross-file facts.
 pub(crate) struct Program<'a> {
     pub(crate) files: &'a [File],
-    /// Position in `files` of each file id (ids of skipped files are absent).
-    position: HashMap<FileId, usize>,
+    /// Position in `files` of each file id (`usize::MAX` for ids of skipped files).
+    position: Vec<usize>,
     /// Methods by (implementing type, name).
     methods: HashMap<(&'a str, &'a str), Vec<FnRef>>,
     /// Free functions by name.
@@ -64,8 +64,11 @@ pub(crate) struct Program<'a> {
 impl<'a> Program<'a> {
     /// Indexes `files` and computes forward paths and return summaries.
     pub(crate) fn new(files: &'a [File]) -> Self {
-        let mut methods: HashMap<(&str, &str), Vec<FnRef>> = HashMap::default();
-        let mut free: HashMap<&str, Vec<FnRef>> = HashMap::default();
+        let count: usize = files.iter().map(|f| f.functions.len()).sum();
+        let mut methods: HashMap<(&str, &str), Vec<FnRef>> =
+            HashMap::with_capacity_and_hasher(count, rustc_hash::FxBuildHasher);
+        let mut free: HashMap<&str, Vec<FnRef>> =
+            HashMap::with_capacity_and_hasher(count / 4, rustc_hash::FxBuildHasher);
         for file in files {
             for (i, f) in file.functions.iter().enumerate() {
                 let r = (file.id, u32::try_from(i).unwrap_or(u32::MAX));
@@ -79,7 +82,14 @@ impl<'a> Program<'a> {
         }
         let mut program = Program {
             files,
-            position: files.iter().enumerate().map(|(i, f)| (f.id, i)).collect(),
+            position: {
+                let ids = files.iter().map(|f| f.id as usize + 1).max().unwrap_or(0);
+                let mut position = vec![usize::MAX; ids];
+                for (i, f) in files.iter().enumerate() {
+                    position[f.id as usize] = i;
+                }
+                position
+            },
             methods,
             free,
             forward: HashSet::default(),
@@ -98,13 +108,18 @@ impl<'a> Program<'a> {
                 })
                 .collect(),
         };
-        program.compute_forward();
-        program.compute_summaries();
+        // Independent: one per core.
+        let (forward, summaries) = rayon::join(
+            || program.forward_functions(),
+            || program.return_summaries(),
+        );
+        program.forward = forward;
+        program.summaries = summaries;
         program
     }
 
     pub(crate) fn file(&self, id: FileId) -> &'a File {
-        &self.files[self.position[&id]]
+        &self.files[self.position[id as usize]]
     }
 
     pub(crate) fn function(&self, r: FnRef) -> &'a Function {
@@ -144,7 +159,10 @@ impl<'a> Program<'a> {
         }
     }
 
-    fn compute_forward(&mut self) {
+    /// The functions on a forward path: the entries (`forward` of modules, configured forward
+    /// methods) and everything they call, test code left out.
+    fn forward_functions(&self) -> HashSet<FnRef> {
+        let mut forward = HashSet::default();
         let mut work: Vec<FnRef> = Vec::new();
         for file in self.files {
             for (i, f) in file.functions.iter().enumerate() {
@@ -159,25 +177,26 @@ impl<'a> Program<'a> {
             }
         }
         while let Some(r) = work.pop() {
-            if !self.forward.insert(r) {
+            if !forward.insert(r) {
                 continue;
             }
             for event in &self.function(r).events {
                 if let EventKind::Call { target } = &event.kind {
                     for callee in self.resolve_call(target, r.0) {
                         let f = self.function(callee);
-                        if !f.meta.is_test && !self.forward.contains(&callee) {
+                        if !f.meta.is_test && !forward.contains(&callee) {
                             work.push(callee);
                         }
                     }
                 }
             }
         }
+        forward
     }
 
     /// Computes what every function returns, device-wise, following calls (memoised; a
     /// recursive cycle resolves to unknown).
-    fn compute_summaries(&mut self) {
+    fn return_summaries(&self) -> HashMap<FnRef, Summary> {
         struct Builder<'p, 'a> {
             program: &'p Program<'a>,
             memo: RefCell<HashMap<FnRef, Summary>>,
@@ -230,7 +249,7 @@ impl<'a> Program<'a> {
         }
         let mut summaries = builder.memo.into_inner();
         summaries.retain(|_, s| s.device != Device::Unknown);
-        self.summaries = summaries;
+        summaries
     }
 
     /// The device a value ends up on once calls are resolved, with `summary_of` giving what each
