@@ -129,3 +129,23 @@ fn reference_documents() {
     }
     assert_eq!(files, 2, "the two reference documents");
 }
+
+#[test]
+fn a_use_rename_after_the_code_it_renames_applies_to_that_code() {
+    // Items are lowered as they are parsed; a rename found after code sends the file round again.
+    let source = "pub struct Block;\n\
+                  impl Block {\n\
+                  \x20   pub fn forward(&self, xs: &Tensor) -> Result<Tensor> {\n\
+                  \x20       let bias = Tensor::zeros((4, 4), DType::F32, &Dev::Cpu)?;\n\
+                  \x20       xs.broadcast_add(&bias)\n\
+                  \x20   }\n\
+                  }\n\
+                  use candle_core::{DType, Device as Dev, Result, Tensor};\n";
+    let found = check_source(Path::new("model.rs"), source, &Settings::default());
+    assert!(
+        found
+            .iter()
+            .any(|d| d.rule == Rule::TensorOnDefaultDevice && d.message.contains("`Dev::Cpu`")),
+        "{found:#?}"
+    );
+}

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use proc_macro2::Span as PmSpan;
+use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
@@ -47,25 +48,52 @@ pub(crate) fn lower_file(
     if rest.starts_with("#!") && !rest[2..].trim_start().starts_with('[') {
         base += rest.find('\n').unwrap_or(rest.len());
     }
-    let parsed = syn::parse_str::<syn::File>(&source[base..]);
-    match parsed {
+    let new_lowerer = || {
+        let mut lowerer = Lowerer::new(id, base, source, path_is_test);
+        lowerer.skip_test_modules = !settings.include_tests;
+        lowerer.extra_factories = &settings.extra_factories;
+        lowerer.skip_unanchored = skip_unanchored;
+        lowerer.begin_function(FunctionMeta {
+            is_test: path_is_test,
+            ..FunctionMeta::default()
+        });
+        lowerer
+    };
+    // Item by item, as `syn::File` parses: each item is lowered while its syntax tree is still in
+    // the cache, then dropped. `use` renames apply to the whole file, so a file that has one after
+    // code (rare) is lowered again with every `use` collected first.
+    let mut lowerer = new_lowerer();
+    let streamed = (|input: ParseStream<'_>| -> syn::Result<bool> {
+        for attr in input.call(syn::Attribute::parse_inner)? {
+            lowerer.visit_attribute(&attr);
+        }
+        let (mut code_seen, mut late_use) = (false, false);
+        while !input.is_empty() {
+            let item: syn::Item = input.parse()?;
+            let uses = lowerer.uses_version;
+            lowerer.collect_uses(std::slice::from_ref(&item));
+            late_use |= code_seen && lowerer.uses_version != uses;
+            code_seen |= !matches!(item, syn::Item::Use(_) | syn::Item::ExternCrate(_));
+            lowerer.visit_item(&item);
+        }
+        Ok(late_use)
+    })
+    .parse_str(&source[base..]);
+    match streamed {
         Err(err) => {
             let range = err.span().byte_range();
             let start = (range.start + base).min(source.len());
             let end = (range.end + base).clamp(start, source.len());
             file.syntax_error = Some((start..end, err.to_string()));
         }
-        Ok(ast) => {
-            let mut lowerer = Lowerer::new(id, base, source, path_is_test);
-            lowerer.skip_test_modules = !settings.include_tests;
-            lowerer.extra_factories = &settings.extra_factories;
-            lowerer.skip_unanchored = skip_unanchored;
-            lowerer.collect_uses(&ast.items);
-            lowerer.begin_function(FunctionMeta {
-                is_test: path_is_test,
-                ..FunctionMeta::default()
-            });
-            lowerer.visit_file(&ast);
+        Ok(late_use) => {
+            if late_use {
+                if let Ok(ast) = syn::parse_str::<syn::File>(&source[base..]) {
+                    lowerer = new_lowerer();
+                    lowerer.collect_uses(&ast.items);
+                    lowerer.visit_file(&ast);
+                }
+            }
             lowerer.end_function();
             file.functions = lowerer.functions;
             apply_settings(&mut file, settings);
@@ -155,6 +183,8 @@ struct Lowerer<'a> {
     aliases: HashMap<String, String>,
     /// What `Default::default()` means in a device position.
     default_device: Option<Device>,
+    /// Bumped whenever a `use` changes `aliases` or `default_device`.
+    uses_version: u32,
     functions: Vec<Function>,
     stack: Vec<FnState>,
     /// `(self type, trait)` of the impl blocks being walked.
@@ -191,6 +221,7 @@ impl<'a> Lowerer<'a> {
             path_is_test,
             aliases: HashMap::new(),
             default_device: None,
+            uses_version: 0,
             functions: Vec::new(),
             stack: Vec::new(),
             impls: Vec::new(),
@@ -329,8 +360,11 @@ impl<'a> Lowerer<'a> {
                 if first {
                     self.note_crate(&r.ident.to_string());
                 }
-                self.aliases
-                    .insert(r.rename.to_string(), r.ident.to_string());
+                let original = r.ident.to_string();
+                if self.aliases.get(&r.rename.to_string()) != Some(&original) {
+                    self.aliases.insert(r.rename.to_string(), original);
+                    self.uses_version += 1;
+                }
             }
             syn::UseTree::Group(g) => {
                 for t in &g.items {
@@ -342,12 +376,16 @@ impl<'a> Lowerer<'a> {
     }
 
     fn note_crate(&mut self, name: &str) {
+        let before = self.default_device.clone();
         match name {
             "placer_runtime" | "placer" => self.default_device = Some(Device::Cpu),
             n if n.starts_with("burn") && self.default_device.is_none() => {
                 self.default_device = Some(Device::BackendDefault);
             }
             _ => {}
+        }
+        if self.default_device != before {
+            self.uses_version += 1;
         }
     }
 
