@@ -211,23 +211,15 @@ fn anchors() -> &'static aho_corasick::AhoCorasick {
 
 /// Whether a source could produce any finding: it names at least one API anchor.
 pub fn may_match(source: &str) -> bool {
-    anchor_offsets(source).next().is_some()
-}
-
-/// Where a source names an API anchor: the byte offset of each occurrence, in order.
-fn anchor_offsets(source: &str) -> impl Iterator<Item = usize> + '_ {
     use frontend::rust::tables as t;
     let substrings = t::ANCHORS.len() + t::HOST_READS.len() + t::EMPTY_CACHE.len();
     let bytes = source.as_bytes();
     let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    anchors()
-        .find_overlapping_iter(source)
-        .filter(move |m| {
-            m.pattern().as_usize() < substrings
-                || (m.start() == 0 || !ident(bytes[m.start() - 1]))
-                    && bytes.get(m.end()).is_none_or(|&b| !ident(b))
-        })
-        .map(|m| m.start())
+    anchors().find_overlapping_iter(source).any(|m| {
+        m.pattern().as_usize() < substrings
+            || (m.start() == 0 || !ident(bytes[m.start() - 1]))
+                && bytes.get(m.end()).is_none_or(|&b| !ident(b))
+    })
 }
 
 /// Whether a text names a tensor API ([`may_match`]) or one of the user's own factories.
