@@ -15,6 +15,7 @@ use placer_lint::render::{self, Style};
 use placer_lint::{Analysis, FileReport, Report, Rule, Settings, Severity};
 
 mod cache;
+mod write;
 
 /// Finds device-placement bugs in machine-learning model code.
 #[derive(Parser)]
@@ -24,9 +25,12 @@ struct Cli {
     command: Command,
 }
 
+// The doc comments are clap's help texts, where backticks would show: "PyTorch" stays plain.
+#[allow(clippy::doc_markdown)]
 #[derive(Subcommand)]
 enum Command {
-    /// Check Rust files for device-placement bugs.
+    /// Check Rust (candle, tch, burn, placer-runtime) and Python (PyTorch) files and Jupyter
+    /// notebooks for device-placement bugs.
     Check(Box<CheckArgs>),
     /// List every rule: code, name, category, default level and summary.
     Rules {
@@ -70,7 +74,8 @@ enum ColorChoice {
 #[derive(clap::Args)]
 #[allow(clippy::struct_excessive_bools)]
 struct CheckArgs {
-    /// Files or directories to check (directories are walked honouring .gitignore).
+    /// Files or directories to check: `.rs`, `.py`, `.pyi` and `.ipynb` files (directories are
+    /// walked honouring .gitignore).
     #[arg(default_value = ".")]
     paths: Vec<PathBuf>,
     /// How to print findings (`full` is plain, without colour, when piped).
@@ -88,7 +93,8 @@ struct CheckArgs {
     /// Do not run these rules.
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     ignore: Vec<String>,
-    /// Also check test code (#[test], #[cfg(test)], tests/, benches/, examples/).
+    /// Also check test code (Rust `#[test]`, `#[cfg(test)]`; Python `test_*.py`, `*_test.py`,
+    /// `conftest.py`; `tests/`, `benches/`, `examples/`).
     #[arg(long)]
     include_tests: bool,
     /// Print the number of findings per rule after the findings.
@@ -127,14 +133,10 @@ struct CheckArgs {
     /// Do not read or write the cache (`.placer_cache/`).
     #[arg(long, env = "PLACER_NO_CACHE", value_parser = clap::builder::FalseyValueParser::new())]
     no_cache: bool,
-    /// Where to keep the cache.
-    #[arg(
-        long,
-        value_name = "DIR",
-        env = "PLACER_CACHE_DIR",
-        default_value = ".placer_cache"
-    )]
-    cache_dir: PathBuf,
+    /// Where to keep the cache [default: `.placer_cache` in the project root: the directory of
+    /// the nearest configuration, or the checked paths' common ancestor].
+    #[arg(long, value_name = "DIR", env = "PLACER_CACHE_DIR")]
+    cache_dir: Option<PathBuf>,
     /// Parse every file even if it names no tensor API (for benchmarking; findings are the same).
     #[arg(long, hide = true)]
     no_prefilter: bool,
@@ -190,9 +192,10 @@ fn apply_flags(settings: &mut Settings, args: &CheckArgs) -> Result<(), Fatal> {
 
 /// The checked paths grouped by the configuration that applies to them (`--config` for all).
 fn groups(args: &CheckArgs) -> Result<Vec<(Settings, Vec<PathBuf>)>, Fatal> {
+    let mut warnings = Vec::new();
     let explicit = match &args.config {
         Some(file) => Some(
-            Config::load(file)?
+            Config::load_reporting(file, &mut warnings)?
                 .ok_or_else(|| Fatal(format!("{}: no placer table in it", file.display())))?,
         ),
         None => None,
@@ -204,7 +207,7 @@ fn groups(args: &CheckArgs) -> Result<Vec<(Settings, Vec<PathBuf>)>, Fatal> {
         }
         let config = match &explicit {
             Some(c) => Some(c.clone()),
-            None => Config::discover(path)?,
+            None => Config::discover_reporting(path, &mut warnings)?,
         };
         let key = config.as_ref().and_then(|c| c.source.clone());
         by_config
@@ -212,6 +215,10 @@ fn groups(args: &CheckArgs) -> Result<Vec<(Settings, Vec<PathBuf>)>, Fatal> {
             .or_insert_with(|| (config, Vec::new()))
             .1
             .push(path.clone());
+    }
+    warnings.dedup();
+    for w in &warnings {
+        say(&format!("placer: warning: {w}"));
     }
     by_config
         .into_values()
@@ -239,13 +246,14 @@ fn run(
             let (report, tree) = placer_lint::analyse_paths(paths, settings)?;
             (report, Some(tree))
         } else {
-            cache::check(&args.cache_dir, paths, settings)?
+            cache::check(args.cache_dir.as_deref(), paths, settings)?
         };
         trees.extend(tree);
         merged.files.extend(report.files);
         merged.files_checked += report.files_checked;
         merged.files_lowered += report.files_lowered;
         merged.elapsed_secs += report.elapsed_secs;
+        merged.skipped.extend(report.skipped);
     }
     merged.files.sort_by(|a, b| a.path.cmp(&b.path));
     merged.files.dedup_by(|a, b| a.path == b.path);
@@ -260,37 +268,38 @@ fn parses(path: &Path, source: &str) -> bool {
 }
 
 /// `--fix`: applies fixes and re-checks until nothing more applies (at most 10 passes).
-/// Returns how many fixes were applied.
+/// Returns how many fixes were applied, the last report, and which files were written.
 fn fix_in_place(
     groups: &[(Settings, Vec<PathBuf>)],
     args: &CheckArgs,
-) -> Result<(usize, Report), Fatal> {
+) -> Result<(usize, Report, write::Writes), Fatal> {
+    let roots = write::Roots::new(&args.paths);
+    let mut written = write::Writes::default();
     let mut total = 0;
     for _ in 0..10 {
         let (report, _) = run(groups, args)?;
         let mut applied = 0;
+        written.next_pass();
         for f in &report.files {
-            if let Some((fixed, n)) =
-                placer_lint::fix::apply(&f.source, &f.diagnostics, args.unsafe_fixes)
-            {
-                if !parses(&f.path, &fixed) {
-                    eprintln!(
-                        "placer: warning: fixes to {} would not parse; left unchanged",
-                        f.path.display()
-                    );
-                    continue;
-                }
-                std::fs::write(&f.path, fixed)
-                    .map_err(|e| Fatal(format!("cannot write {}: {e}", f.path.display())))?;
+            if written.has_failed(&f.path) || written.already_written(&f.path) {
+                continue;
+            }
+            let Some((edits, n)) =
+                placer_lint::fix::select(&f.source, &f.diagnostics, args.unsafe_fixes)
+            else {
+                continue;
+            };
+            let outcome = write::edit_file(&f.path, &f.source, &edits, &roots, parses);
+            if written.record(&f.path, outcome) {
                 applied += n;
             }
         }
         total += applied;
         if applied == 0 {
-            return Ok((total, report));
+            return Ok((total, report, written));
         }
     }
-    Ok((total, run(groups, args)?.0))
+    Ok((total, run(groups, args)?.0, written))
 }
 
 /// `--diff`: the fixes of one pass as a unified diff; the number of fixes.
@@ -303,11 +312,26 @@ fn fix_diff(report: &Report, unsafe_fixes: bool, out: &mut impl Write) -> std::i
         };
         total += n;
         let name = f.path.display().to_string();
-        let (old, new) = if f.path.is_absolute() {
-            (name.clone(), name)
-        } else {
-            (format!("a/{name}"), format!("b/{name}"))
+        let header = |name: &str| {
+            if f.path.is_absolute() {
+                (name.to_string(), name.to_string())
+            } else {
+                (format!("a/{name}"), format!("b/{name}"))
+            }
         };
+        // A notebook's fixes are shown per cell, with lines counted within the cell.
+        let edits = placer_lint::fix::select(&f.source, &f.diagnostics, unsafe_fixes)
+            .map(|(edits, _)| edits)
+            .unwrap_or_default();
+        if let Some(changes) = write::notebook_changes(&f.path, &f.source, &edits) {
+            for c in changes {
+                let (old, new) = header(&format!("{name}:cell {}", c.index));
+                let diff = similar::TextDiff::from_lines(&c.old, &c.new);
+                write!(out, "{}", diff.unified_diff().header(&old, &new))?;
+            }
+            continue;
+        }
+        let (old, new) = header(&name);
         let diff = similar::TextDiff::from_lines(&*f.source, &fixed);
         write!(out, "{}", diff.unified_diff().header(&old, &new))?;
     }
@@ -317,10 +341,10 @@ fn fix_diff(report: &Report, unsafe_fixes: bool, out: &mut impl Write) -> std::i
 /// Drops findings the baseline records and, with `--diff-base`, findings outside changed lines.
 fn filter(report: &mut Report, args: &CheckArgs) -> Result<(), Fatal> {
     if let Some(file) = &args.baseline {
-        let text = std::fs::read_to_string(file)
+        let bytes = placer_lint::read_regular_file(file)
             .map_err(|e| Fatal(format!("cannot read baseline {}: {e}", file.display())))?;
-        let baseline: Baseline = serde_json::from_str(&text)
-            .map_err(|e| Fatal(format!("{}: not a placer baseline: {e}", file.display())))?;
+        let baseline = Baseline::parse(&String::from_utf8_lossy(&bytes))
+            .map_err(|e| Fatal(format!("{}: {e}", file.display())))?;
         let mut keep = baseline.filter();
         for f in &mut report.files {
             let (path, source) = (f.path.clone(), f.source.clone());
@@ -328,7 +352,7 @@ fn filter(report: &mut Report, args: &CheckArgs) -> Result<(), Fatal> {
         }
     }
     if let Some(base) = &args.diff_base {
-        let changed = placer_lint::diff::ChangedLines::since(base, Path::new("."))
+        let changed = placer_lint::diff::ChangedLines::since_for_paths(base, &args.paths)
             .map_err(|e| Fatal(format!("--diff-base: {e}")))?;
         for f in &mut report.files {
             let index = placer_lint::diagnostic::LineIndex::new(&f.source);
@@ -380,13 +404,13 @@ fn write_output(report: &Report, args: &CheckArgs, out: &mut impl Write) -> std:
                 .iter()
                 .flat_map(|f| render::json(&f.path, &f.source, &f.diagnostics))
                 .collect();
-            serde_json::to_writer_pretty(&mut *out, &all).map_err(std::io::Error::other)?;
+            serde_json::to_writer_pretty(&mut *out, &all).map_err(io_error)?;
             out.write_all(b"\n")?;
         }
         OutputFormat::JsonLines => {
             for f in &report.files {
                 for d in render::json(&f.path, &f.source, &f.diagnostics) {
-                    serde_json::to_writer(&mut *out, &d).map_err(std::io::Error::other)?;
+                    serde_json::to_writer(&mut *out, &d).map_err(io_error)?;
                     out.write_all(b"\n")?;
                 }
             }
@@ -397,8 +421,7 @@ fn write_output(report: &Report, args: &CheckArgs, out: &mut impl Write) -> std:
                 .iter()
                 .map(|f| (f.path.as_path(), &*f.source, f.diagnostics.as_slice()))
                 .collect();
-            serde_json::to_writer_pretty(&mut *out, &render::sarif(&files))
-                .map_err(std::io::Error::other)?;
+            serde_json::to_writer_pretty(&mut *out, &render::sarif(&files)).map_err(io_error)?;
             out.write_all(b"\n")?;
         }
     }
@@ -419,13 +442,42 @@ fn write_output(report: &Report, args: &CheckArgs, out: &mut impl Write) -> std:
     Ok(())
 }
 
+/// A `serde_json` error as the I/O error behind it, so that a closed pipe is still one.
+fn io_error(e: serde_json::Error) -> std::io::Error {
+    match e.io_error_kind() {
+        Some(kind) => std::io::Error::new(kind, e),
+        None => std::io::Error::other(e),
+    }
+}
+
+/// Prints a line to stderr; a closed stderr is not worth a panic.
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// Findings that count as problems (notes do not).
+fn problems(report: &Report) -> usize {
+    report
+        .diagnostics()
+        .filter(|(_, d)| d.severity() != Severity::Note)
+        .count()
+}
+
 fn summary(report: &Report) {
-    let total = report.diagnostics().count();
+    let total = problems(report);
+    let notes = report.diagnostics().count() - total;
     let errors = report
         .diagnostics()
         .filter(|(_, d)| d.severity() == Severity::Error)
         .count();
-    eprintln!(
+    if notes > 0 {
+        say(&format!(
+            "{notes} note{}: file{} placer does not read (see above)",
+            plural(notes),
+            plural(notes)
+        ));
+    }
+    say(&format!(
         "{total} problem{} ({errors} error{}, {} warning{}) in {} file{}, checked {} file{} in {:.2} s",
         plural(total),
         plural(errors),
@@ -436,13 +488,15 @@ fn summary(report: &Report) {
         report.files_checked,
         plural(report.files_checked),
         report.elapsed_secs
-    );
+    ));
     let fixable = report
         .diagnostics()
         .filter(|(_, d)| d.fix.is_some())
         .count();
     if fixable > 0 {
-        eprintln!("{fixable} fixable with `--fix` or `--unsafe-fixes` (see `--diff`)");
+        say(&format!(
+            "{fixable} fixable with `--fix` or `--unsafe-fixes` (see `--diff`)"
+        ));
     }
 }
 
@@ -460,20 +514,27 @@ fn parse_only(args: &CheckArgs) -> ExitCode {
     }
 }
 
-fn add_allow(report: &Report) -> Result<usize, Fatal> {
+/// `--add-allow`: adds suppression comments to the checked files; returns how many findings they
+/// suppress and which files were written.
+fn add_allow(report: &Report, args: &CheckArgs) -> (usize, write::Writes) {
+    let roots = write::Roots::new(&args.paths);
+    let mut written = write::Writes::default();
     let mut added = 0;
     for f in &report.files {
-        if let Some(new) = placer_lint::add_allow(&f.path, &f.source, &f.diagnostics) {
-            added += f
-                .diagnostics
-                .iter()
-                .filter(|d| !matches!(d.rule, Rule::SyntaxError | Rule::UnusedSuppression))
-                .count();
-            std::fs::write(&f.path, new)
-                .map_err(|e| Fatal(format!("cannot write {}: {e}", f.path.display())))?;
+        let planned = placer_lint::add_allow_edits(&f.path, &f.source, &f.diagnostics);
+        for (line, why) in &planned.skipped {
+            let at = write::location(&f.path, &f.source, *line);
+            eprintln!("placer: warning: {at}: no suppression comment added: {why}");
+        }
+        if planned.edits.is_empty() || written.already_written(&f.path) {
+            continue;
+        }
+        let outcome = write::edit_file(&f.path, &f.source, &planned.edits, &roots, parses);
+        if written.record(&f.path, outcome) {
+            added += planned.suppressed;
         }
     }
-    Ok(added)
+    (added, written)
 }
 
 fn write_baseline(report: &Report, file: &Path) -> Result<usize, Fatal> {
@@ -484,7 +545,7 @@ fn write_baseline(report: &Report, file: &Path) -> Result<usize, Fatal> {
     });
     let baseline = Baseline::from_findings(findings);
     let text = serde_json::to_string_pretty(&baseline).map_err(|e| Fatal(e.to_string()))?;
-    std::fs::write(file, text + "\n")
+    write::replace(file, None, (text + "\n").as_bytes())
         .map_err(|e| Fatal(format!("cannot write {}: {e}", file.display())))?;
     Ok(baseline.findings.len())
 }
@@ -496,9 +557,12 @@ fn check(args: &CheckArgs) -> Result<ExitCode, Fatal> {
     let groups = groups(args)?;
     let mut fixed = 0;
     let mut trees = Vec::new();
-    let mut report = if args.fix {
-        let (n, report) = fix_in_place(&groups, args)?;
+    let mut written = write::Writes::default();
+    // `--fix --diff` shows the fixes and writes nothing.
+    let mut report = if args.fix && !args.diff {
+        let (n, report, w) = fix_in_place(&groups, args)?;
         fixed = n;
+        written = w;
         report
     } else {
         let (report, analysed) = run(&groups, args)?;
@@ -512,11 +576,16 @@ fn check(args: &CheckArgs) -> Result<ExitCode, Fatal> {
         return Err(Fatal("no files to check under the given paths".to_string()));
     }
     if args.add_allow {
-        let n = add_allow(&report)?;
+        let (n, written) = add_allow(&report, args);
         if !args.quiet {
             eprintln!("added suppressions for {n} finding{}", plural(n));
         }
-        return Ok(ExitCode::SUCCESS);
+        written.summary();
+        return Ok(if written.failed.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(2)
+        });
     }
     if let Some(file) = &args.write_baseline {
         let n = write_baseline(&report, file)?;
@@ -543,7 +612,11 @@ fn check(args: &CheckArgs) -> Result<ExitCode, Fatal> {
             ExitCode::from(1)
         });
     }
-    if let Err(e) = write_output(&report, args, &mut out) {
+    for skipped in &report.skipped {
+        say(&format!("placer: warning: {skipped}"));
+    }
+    // A reader that stops early (`| head`) is not an error: stop writing, quietly.
+    if let Err(e) = write_output(&report, args, &mut out).and_then(|()| out.flush()) {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             return Err(Fatal(format!("cannot write output: {e}")));
         }
@@ -554,7 +627,11 @@ fn check(args: &CheckArgs) -> Result<ExitCode, Fatal> {
         }
         summary(&report);
     }
-    let total = report.diagnostics().count();
+    written.summary();
+    if !written.failed.is_empty() {
+        return Ok(ExitCode::from(2));
+    }
+    let total = problems(&report);
     Ok(if total == 0 || args.exit_zero {
         ExitCode::SUCCESS
     } else {
@@ -570,10 +647,16 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
+/// Writes `text` to stdout; a reader that stopped early (`| head -1`) ends it quietly.
+fn print_quietly(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
 fn rules_markdown(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     for (name, content) in placer_lint::registry::rules_markdown() {
-        std::fs::write(dir.join(name), content)?;
+        write::replace(&dir.join(name), None, content.as_bytes()).map_err(std::io::Error::other)?;
     }
     Ok(())
 }
@@ -586,12 +669,12 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Check(args) => match check(&args) {
             Ok(code) => code,
             Err(Fatal(message)) => {
-                eprintln!("placer: error: {message}");
+                say(&format!("placer: error: {message}"));
                 ExitCode::from(2)
             }
         },
         Command::Rules { markdown: None } => {
-            print!("{}", placer_lint::registry::rules_table());
+            print_quietly(&placer_lint::registry::rules_table());
             ExitCode::SUCCESS
         }
         Command::Rules {
@@ -612,8 +695,12 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                 eprintln!("placer: error: unknown rule `{rule}`{hint} (see `placer rules`)");
                 return ExitCode::from(2);
             };
-            println!("# {} ({})\n", rule.name(), rule.code());
-            print!("{}", rule.explain_text());
+            print_quietly(&format!(
+                "# {} ({})\n\n{}",
+                rule.name(),
+                rule.code(),
+                rule.explain_text()
+            ));
             ExitCode::SUCCESS
         }
     }

@@ -16,8 +16,17 @@ use crate::diagnostic::Diagnostic;
 /// The fingerprint of a finding: rule code, path and offending code, hashed with xxh3 (64-bit),
 /// as 16 hex digits. Stable across runs, machines and line shifts.
 pub fn fingerprint(path: &Path, source: &str, d: &Diagnostic) -> String {
-    let start = d.span.start.min(source.len());
-    let end = d.span.end.clamp(start, source.len());
+    // A span that is not on character boundaries of `source` (a finding from another text)
+    // must not panic: round it down to the nearest boundary.
+    let floor = |mut i: usize| {
+        i = i.min(source.len());
+        while !source.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let start = floor(d.span.start);
+    let end = floor(d.span.end.max(start));
     let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
     let line_end = source[end..].find('\n').map_or(source.len(), |i| end + i);
     let collapse = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -62,6 +71,26 @@ pub struct Baseline {
 }
 
 impl Baseline {
+    /// The format version this placer writes and reads.
+    pub const VERSION: u32 = 1;
+
+    /// Parses a baseline file's text, checking its version.
+    ///
+    /// # Errors
+    /// A message if the text is not a baseline, or one of another version.
+    pub fn parse(text: &str) -> Result<Baseline, String> {
+        let baseline: Baseline =
+            serde_json::from_str(text).map_err(|e| format!("not a placer baseline: {e}"))?;
+        if baseline.version != Baseline::VERSION {
+            return Err(format!(
+                "baseline version {} is not supported (this placer reads version {})",
+                baseline.version,
+                Baseline::VERSION
+            ));
+        }
+        Ok(baseline)
+    }
+
     /// Records `findings` (each with its file's path and source).
     pub fn from_findings<'a>(
         findings: impl IntoIterator<Item = (&'a Path, &'a str, &'a Diagnostic)>,
@@ -80,7 +109,7 @@ impl Baseline {
             .collect();
         out.sort_by(|a, b| (&a.path, a.line, &a.code).cmp(&(&b.path, b.line, &b.code)));
         Baseline {
-            version: 1,
+            version: Baseline::VERSION,
             findings: out,
         }
     }
@@ -120,5 +149,28 @@ impl BaselineFilter {
             }
             _ => true,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::Rule;
+
+    #[test]
+    fn should_not_panic_on_a_span_inside_a_character() {
+        let d = Diagnostic {
+            rule: Rule::MixedDeviceOp,
+            path: "n.ipynb".into(),
+            message: String::new(),
+            span: 2..5,
+            labels: Vec::new(),
+            help: None,
+            fix: None,
+            severity: crate::Severity::Error,
+        };
+        // 'é' spans bytes 1..3: offset 2 is inside it.
+        let a = fingerprint(Path::new("n.ipynb"), "xé = y + z\n", &d);
+        assert_eq!(a.len(), 16);
     }
 }

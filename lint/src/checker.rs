@@ -7,6 +7,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Label};
+use crate::engine::meets::Meets;
 use crate::ir::{CallTarget, Device, EventKind, File, FileId, Function, Origin, Span, Value};
 use crate::registry::Rule;
 use crate::rule::Violation;
@@ -16,7 +17,7 @@ use crate::settings::Settings;
 pub(crate) type FnRef = (FileId, u32);
 
 /// The functions a call may reach (nearly always one: inline, no allocation).
-type Callees = smallvec::SmallVec<[FnRef; 2]>;
+pub(crate) type Callees = smallvec::SmallVec<[FnRef; 2]>;
 
 /// What a function returns, device-wise.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,6 +56,12 @@ pub(crate) struct Program<'a> {
     free: HashMap<&'a str, Vec<FnRef>>,
     forward: HashSet<FnRef>,
     summaries: HashMap<FnRef, Summary>,
+    /// What the constructors of a type store in each field: (type, field) → device.
+    fields: HashMap<(&'a str, &'a str), Summary>,
+    /// Parameter-meet summaries (see [`crate::engine::meets`]).
+    meets: HashMap<FnRef, Meets>,
+    /// Functions every call site of the tree gives only host-built tensors: host-only code.
+    host_only: HashSet<FnRef>,
     /// Python classes that are `nn.Module`s, through the class hierarchy of the whole tree.
     module_classes: HashSet<&'a str>,
     /// Python classes of the tree: their bases' names (last path segment), first base first.
@@ -94,6 +101,9 @@ impl<'a> Program<'a> {
             free,
             forward: HashSet::default(),
             summaries: HashMap::default(),
+            fields: HashMap::default(),
+            meets: HashMap::default(),
+            host_only: HashSet::default(),
             module_classes: module_classes(files),
             bases: files
                 .iter()
@@ -115,7 +125,94 @@ impl<'a> Program<'a> {
         );
         program.forward = forward;
         program.summaries = summaries;
+        program.fields = program.field_summaries();
+        program.meets = crate::engine::meets::summaries(&program);
+        program.host_only = program.host_only_functions();
         program
+    }
+
+    /// What each type's methods store in each of its fields (`Self { mask, .. }` in `new`,
+    /// `self.mask = ..`): the join of every store.
+    fn field_summaries(&self) -> HashMap<(&'a str, &'a str), Summary> {
+        let mut acc: HashMap<(&'a str, &'a str), Option<Summary>> = HashMap::default();
+        for file in self.files {
+            for f in &file.functions {
+                let Some(ty) = f.meta.self_type.as_deref() else {
+                    continue;
+                };
+                for event in &f.events {
+                    let EventKind::SetAttr { attr, value, .. } = &event.kind else {
+                        continue;
+                    };
+                    let (device, origin) = self.resolve(value, file.id);
+                    let s = Summary { device, origin };
+                    let slot = acc.entry((ty, attr.as_str())).or_default();
+                    *slot = Some(join(slot.take(), s));
+                }
+            }
+        }
+        acc.into_iter()
+            .filter_map(|(k, s)| s.map(|s| (k, s)))
+            .filter(|(_, s)| s.device != Device::Unknown)
+            .collect()
+    }
+
+    /// The parameter-meet summary of a function (empty if none of its parameters meets anything).
+    pub(crate) fn meets(&self, r: FnRef) -> &[crate::engine::meets::Meet] {
+        self.meets.get(&r).map_or(&[], |m| m.as_slice())
+    }
+
+    /// Whether every call of `r` in the tree passes it only tensors built on the host (and there
+    /// is at least one such call): its tensor parameters are host tensors by construction.
+    pub(crate) fn is_host_only(&self, r: FnRef) -> bool {
+        self.host_only.contains(&r)
+    }
+
+    fn host_only_functions(&self) -> HashSet<FnRef> {
+        // Per callee: (seen a call with tensor arguments, every such argument was host-built).
+        let mut seen: HashMap<FnRef, bool> = HashMap::default();
+        for file in self.files {
+            // Tests run library code on the host by habit: their calls are no evidence.
+            for f in file.functions.iter().filter(|f| !f.meta.is_test) {
+                for event in &f.events {
+                    let EventKind::Call { target, args } = &event.kind else {
+                        continue;
+                    };
+                    let tensors: Vec<&Value> = args
+                        .iter()
+                        .map(|a| &a.value)
+                        .filter(|v| v.is_tensorish())
+                        .collect();
+                    if tensors.is_empty() {
+                        continue;
+                    }
+                    let host = tensors
+                        .iter()
+                        .all(|v| v.host_scalar || self.resolve(v, file.id).0 == Device::Cpu);
+                    for callee in self.resolve_call(target, file.id) {
+                        let entry = seen.entry(callee).or_insert(true);
+                        *entry &= host;
+                    }
+                }
+            }
+        }
+        seen.into_iter()
+            .filter(|(_, host)| *host)
+            .map(|(r, _)| r)
+            .collect()
+    }
+
+    /// The spans of the calls in `func` that reach a function of the tree.
+    pub(crate) fn tree_call_spans(&self, func: &Function, file: FileId) -> HashSet<Span> {
+        func.events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Call { target, .. } if !self.resolve_call(target, file).is_empty() => {
+                    Some(e.span.clone())
+                }
+                _ => None,
+            })
+            .collect()
     }
 
     pub(crate) fn file(&self, id: FileId) -> &'a File {
@@ -127,7 +224,7 @@ impl<'a> Program<'a> {
     }
 
     /// The functions a call may reach: a type's methods, or free functions (same file first).
-    fn resolve_call(&self, target: &CallTarget, from: FileId) -> Callees {
+    pub(crate) fn resolve_call(&self, target: &CallTarget, from: FileId) -> Callees {
         match target {
             CallTarget::Method { self_type, name } => {
                 // The type's own method, else the nearest base class's that has it (Python
@@ -181,7 +278,7 @@ impl<'a> Program<'a> {
                 continue;
             }
             for event in &self.function(r).events {
-                if let EventKind::Call { target } = &event.kind {
+                if let EventKind::Call { target, .. } = &event.kind {
                     for callee in self.resolve_call(target, r.0) {
                         let f = self.function(callee);
                         if !f.meta.is_test && !forward.contains(&callee) {
@@ -264,6 +361,21 @@ impl<'a> Program<'a> {
         depth: u32,
         summary_of: &dyn Fn(FnRef) -> Summary,
     ) -> Summary {
+        if let Device::Field(field) = device {
+            // Model state: a field built on a hard-coded device stays there; one built on the
+            // model's (or a parameter's) device is on the model's device.
+            return match self
+                .fields
+                .get(&(field.self_type.as_str(), field.name.as_str()))
+            {
+                Some(s) if s.device.is_hard_coded() => s.clone(),
+                Some(s) if matches!(s.device, Device::Input | Device::Cached) => Summary {
+                    device: Device::Cached,
+                    origin: None,
+                },
+                _ => Summary::unknown(),
+            };
+        }
         let Device::Call(call) = device else {
             return Summary {
                 device: device.clone(),
@@ -327,11 +439,13 @@ impl<'a> Program<'a> {
     /// a hard-coded device.
     pub(crate) fn calls_hard_coded_helper(&self, function: &Function, file: FileId) -> bool {
         function.events.iter().any(|event| match &event.kind {
-            EventKind::Call { target } => self.resolve_call(target, file).iter().any(|callee| {
-                self.summaries
-                    .get(callee)
-                    .is_some_and(|s| s.device.is_hard_coded())
-            }),
+            EventKind::Call { target, .. } => {
+                self.resolve_call(target, file).iter().any(|callee| {
+                    self.summaries
+                        .get(callee)
+                        .is_some_and(|s| s.device.is_hard_coded())
+                })
+            }
             _ => false,
         })
     }

@@ -202,6 +202,7 @@ impl Config {
                 )));
             }
         }
+        check_types(&table).map_err(&err)?;
         let mut config: Config = toml::Value::Table(table)
             .try_into()
             .map_err(|e: toml::de::Error| err(e.message().to_string()))?;
@@ -227,9 +228,26 @@ impl Config {
     /// # Errors
     /// The file cannot be read, or [`Config::parse`] fails.
     pub fn load(path: &Path) -> Result<Option<Config>, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        Config::load_reporting(path, &mut Vec::new())
+    }
+
+    /// As [`Config::load`], adding a warning to `warnings` for a placer table that is not
+    /// read: one in the wrong place (`[placer]` in a `Cargo.toml`), or in a file that is not
+    /// valid TOML.
+    ///
+    /// # Errors
+    /// As [`Config::load`]; also a file that is not a regular file (a FIFO would block).
+    pub fn load_reporting(
+        path: &Path,
+        warnings: &mut Vec<String>,
+    ) -> Result<Option<Config>, ConfigError> {
+        let bytes = crate::read_regular_file(path).map_err(|e| ConfigError {
             path: Some(path.to_path_buf()),
             message: format!("cannot read: {e}"),
+        })?;
+        let text = String::from_utf8(bytes).map_err(|_| ConfigError {
+            path: Some(path.to_path_buf()),
+            message: "cannot read: not UTF-8".to_string(),
         })?;
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let nested: &[&[&str]] = match name {
@@ -240,17 +258,46 @@ impl Config {
             "pyproject.toml" => &[&["tool", "placer"]],
             _ => return Config::parse(&text, Some(path)).map(Some),
         };
-        // Only the placer table matters; a Cargo.toml this parser rejects is cargo's business.
-        let Ok(table) = toml::from_str::<toml::Table>(&text) else {
-            return Ok(None);
+        // Only the placer table matters; a Cargo.toml this parser rejects is cargo's business,
+        // but a placer table in it is not read, and the user should know.
+        let table = match toml::from_str::<toml::Table>(&text) {
+            Ok(table) => table,
+            Err(e) => {
+                if text.lines().any(|l| {
+                    let l = l.trim_start();
+                    l.starts_with('[') && l.contains("placer")
+                }) {
+                    warnings.push(format!(
+                        "{}: not valid TOML, so its placer table is not read: {}",
+                        path.display(),
+                        e.message()
+                    ));
+                }
+                return Ok(None);
+            }
         };
+        let expected: Vec<String> = nested.iter().map(|keys| keys.join(".")).collect();
+        for found in placer_tables(&table, "") {
+            if !expected.contains(&found) {
+                warnings.push(format!(
+                    "{}: `[{found}]` is not read; placer reads `[{}]`",
+                    path.display(),
+                    expected.join("]` or `[")
+                ));
+            }
+        }
         for keys in nested {
             let mut at: Option<&toml::Table> = Some(&table);
             for k in *keys {
                 at = at.and_then(|t| t.get(*k)).and_then(toml::Value::as_table);
             }
             if let Some(t) = at {
-                return Config::from_table(t.clone(), Some(path)).map(Some);
+                return Config::from_table(t.clone(), Some(path))
+                    .map_err(|mut e| {
+                        e.message = format!("in `[{}]`: {}", keys.join("."), e.message);
+                        e
+                    })
+                    .map(Some);
             }
         }
         Ok(None)
@@ -263,6 +310,18 @@ impl Config {
     /// # Errors
     /// As [`Config::load`].
     pub fn discover(path: &Path) -> Result<Option<Config>, ConfigError> {
+        Config::discover_reporting(path, &mut Vec::new())
+    }
+
+    /// As [`Config::discover`], adding to `warnings` each placer table seen on the way that is
+    /// not read (see [`Config::load_reporting`]).
+    ///
+    /// # Errors
+    /// As [`Config::load`].
+    pub fn discover_reporting(
+        path: &Path,
+        warnings: &mut Vec<String>,
+    ) -> Result<Option<Config>, ConfigError> {
         let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let start = if abs.is_dir() {
             Some(abs.as_path())
@@ -278,7 +337,7 @@ impl Config {
             ] {
                 let candidate = dir.join(name);
                 if candidate.is_file() {
-                    if let Some(config) = Config::load(&candidate)? {
+                    if let Some(config) = Config::load_reporting(&candidate, warnings)? {
                         return Ok(Some(config));
                     }
                 }
@@ -359,5 +418,151 @@ impl Config {
             s.root = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
         }
         Ok(s)
+    }
+}
+
+/// The dotted paths of every table named `placer` in a manifest (at most four levels deep).
+fn placer_tables(table: &toml::Table, prefix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if prefix.matches('.').count() >= 3 {
+        return out;
+    }
+    for (key, value) in table {
+        let Some(inner) = value.as_table() else {
+            continue;
+        };
+        let here = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        if key == "placer" {
+            out.push(here.clone());
+        }
+        out.extend(placer_tables(inner, &here));
+    }
+    out
+}
+
+/// What each key's value must be, in words, and whether a value is one.
+fn expected_type(key: &str) -> (&'static str, fn(&toml::Value) -> bool) {
+    fn strings(v: &toml::Value) -> bool {
+        v.as_array()
+            .is_some_and(|a| a.iter().all(toml::Value::is_str))
+    }
+    match key {
+        "select" | "extend-select" | "ignore" => ("a list of rules", strings),
+        "exclude" | "test-paths" => ("a list of globs", strings),
+        "forward-methods" | "extra-factories" => ("a list of names", strings),
+        "rules" => ("a table of rule levels (`P101 = \"allow\"`)", |v| {
+            v.as_table()
+                .is_some_and(|t| t.values().all(toml::Value::is_str))
+        }),
+        "per-file-ignores" => ("a table of globs to lists of rules", |v| {
+            v.as_table().is_some_and(|t| t.values().all(strings))
+        }),
+        "include-tests" => ("`true` or `false`", toml::Value::is_bool),
+        _ => ("", |_| true),
+    }
+}
+
+/// Checks every key's value type, naming the key, what it should be and what it is.
+fn check_types(table: &toml::Table) -> Result<(), String> {
+    for (key, value) in table {
+        let (expected, ok) = expected_type(key);
+        if ok(value) {
+            continue;
+        }
+        let inner = match value {
+            toml::Value::Array(a) => a.iter().find(|v| !v.is_str()).map(toml::Value::type_str),
+            toml::Value::Table(t) => t
+                .values()
+                .find(|v| !v.is_str() && !v.is_array())
+                .or_else(|| t.values().find(|v| !v.is_str()))
+                .map(toml::Value::type_str),
+            _ => None,
+        };
+        let found = match inner {
+            Some(t) => format!("{} holding {}", article(value.type_str()), article(t)),
+            None => article(value.type_str()),
+        };
+        return Err(format!("`{key}`: expected {expected}, found {found}"));
+    }
+    Ok(())
+}
+
+/// `a string`, `an integer`, `a list` (TOML's arrays).
+fn article(type_str: &str) -> String {
+    let name = match type_str {
+        "array" => "list",
+        other => other,
+    };
+    if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        format!("an {name}")
+    } else {
+        format!("a {name}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn should_name_the_key_and_the_types_of_a_wrong_value() {
+        let e = Config::parse("select = \"P101\"\n", None).unwrap_err();
+        assert_eq!(
+            e.message,
+            "`select`: expected a list of rules, found a string"
+        );
+        let e = Config::parse("include-tests = \"yes\"\n", None).unwrap_err();
+        assert_eq!(
+            e.message,
+            "`include-tests`: expected `true` or `false`, found a string"
+        );
+        let e = Config::parse("exclude = [1]\n", None).unwrap_err();
+        assert_eq!(
+            e.message,
+            "`exclude`: expected a list of globs, found a list holding an integer"
+        );
+    }
+
+    #[test]
+    fn should_name_the_table_of_a_wrong_value_and_warn_of_unread_tables() {
+        let dir = std::env::temp_dir().join(format!("placer-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let manifest = dir.join("Cargo.toml");
+        std::fs::write(
+            &manifest,
+            "[package]\nname = \"x\"\n[package.metadata.placer]\nselect = \"P101\"\n",
+        )
+        .unwrap();
+        let e = Config::load(&manifest).unwrap_err();
+        assert!(e.message.contains("in `[package.metadata.placer]`: `select`: expected a list of rules, found a string"), "{}", e.message);
+        std::fs::write(
+            &manifest,
+            "[package]\nname = \"x\"\n[placer]\nselect = [\"P101\"]\n",
+        )
+        .unwrap();
+        let mut warnings = Vec::new();
+        assert!(Config::load_reporting(&manifest, &mut warnings)
+            .unwrap()
+            .is_none());
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].contains("`[placer]` is not read"),
+            "{warnings:?}"
+        );
+        std::fs::write(
+            &manifest,
+            "[package\n[package.metadata.placer]\nselect = [\"P101\"]\n",
+        )
+        .unwrap();
+        let mut warnings = Vec::new();
+        assert!(Config::load_reporting(&manifest, &mut warnings)
+            .unwrap()
+            .is_none());
+        assert!(warnings[0].contains("not valid TOML"), "{warnings:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -10,6 +10,9 @@ use crate::registry::Rule;
 /// How serious a finding is; derived from the rule's category.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Severity {
+    /// A note: something placer could not do, not a problem in the code (a file in a syntax it
+    /// does not read). Notes do not make `placer check` fail.
+    Note,
     /// A warning (`suspicious`, `perf`, `style`, `pedantic`, `nursery`).
     Warning,
     /// An error (`correctness`).
@@ -20,6 +23,7 @@ impl Severity {
     /// `"error"` or `"warning"`.
     pub fn as_str(self) -> &'static str {
         match self {
+            Severity::Note => "note",
             Severity::Warning => "warning",
             Severity::Error => "error",
         }
@@ -106,14 +110,41 @@ impl LineIndex {
         LineIndex { starts }
     }
 
-    /// The 1-based line and 1-based column (in characters) of byte `offset` in `source`.
+    /// The 1-based line and 1-based column (in characters, a leading byte-order mark not
+    /// counted) of byte `offset` in `source`.
     pub fn line_col(&self, source: &str, offset: usize) -> (usize, usize) {
         let offset = offset.min(source.len());
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
         let start = self.starts[line];
-        let col = source
-            .get(start..offset)
-            .map_or(offset - start, |s| s.chars().count());
-        (line + 1, col + 1)
+        (line + 1, char_column(source, start, offset))
+    }
+}
+
+/// The 1-based column, in characters, of byte `offset` on the line starting at byte
+/// `line_start` of `source`. A byte-order mark at the start of the file is not a column; an
+/// offset inside a character counts that character as before it.
+pub fn char_column(source: &str, line_start: usize, offset: usize) -> usize {
+    let offset = offset.min(source.len());
+    let line_start = line_start.min(offset);
+    let text = &source.as_bytes()[line_start..offset];
+    // Characters are the bytes that do not continue one (0b10xx_xxxx).
+    let chars = text.iter().filter(|&&b| b.cast_signed() >= -0x40).count();
+    let bom = usize::from(line_start == 0 && source.starts_with('\u{feff}') && offset > 0);
+    chars - bom + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn should_count_columns_in_characters_without_the_byte_order_mark() {
+        let src = "\u{feff}let é = x;\nü(y)";
+        let index = LineIndex::new(src);
+        let x = src.find('x').unwrap();
+        assert_eq!(index.line_col(src, x), (1, 9));
+        assert_eq!(index.line_col(src, 0), (1, 1));
+        let y = src.find('y').unwrap();
+        assert_eq!(index.line_col(src, y), (2, 3));
     }
 }

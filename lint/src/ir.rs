@@ -43,6 +43,18 @@ pub enum Device {
     Unknown,
     /// The device of what a call returns; resolved against the whole tree by the checker.
     Call(Arc<CallRef>),
+    /// The device of a field of the receiver (`self.mask`): what the type's constructors store
+    /// there, resolved against the whole tree by the checker.
+    Field(Arc<FieldRef>),
+}
+
+/// A field of a type, read through `self`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FieldRef {
+    /// The type's name (last path segment).
+    pub self_type: String,
+    /// The field's name.
+    pub name: String,
 }
 
 impl Device {
@@ -144,6 +156,10 @@ pub struct Value {
     /// `PyTorch`: the tensor is part of an autograd graph (a module's output outside
     /// `torch.no_grad()`, an `nn.Parameter`, `requires_grad=True`), so `.numpy()` on it raises.
     pub requires_grad: bool,
+    /// Built on the host from a host scalar (`torch.tensor(scale - 1)`, then `.repeat(n)`): its
+    /// [`Value::device`] stays unknown, since a 0-dim tensor mixes with any device, but it is
+    /// host data when it is passed to a function.
+    pub host_scalar: bool,
 }
 
 impl Value {
@@ -158,6 +174,7 @@ impl Value {
             reads: Reads::new(),
             span,
             requires_grad: false,
+            host_scalar: false,
         }
     }
 
@@ -221,6 +238,10 @@ pub enum EventKind {
         name: String,
         /// The tensor operands.
         operands: Vec<Value>,
+        /// The callee is not known to compute on its operands where they are: a callable of
+        /// unknown kind (`model(x, mask)`), or a method of an object that is not a tensor
+        /// (`self.scheduler.add_noise(x, noise, t)`), which may move what it is given.
+        opaque: bool,
     },
     /// A host value read out of a tensor feeds host arithmetic or accumulation here.
     HostArith {
@@ -256,6 +277,9 @@ pub enum EventKind {
     Call {
         /// The callee.
         target: CallTarget,
+        /// The arguments, in order (positional first, then keyword arguments with their
+        /// keyword); the receiver of a method call is not one. Empty in call-graph-only lowering.
+        args: Vec<Arg>,
     },
     /// A module instance is called on inputs (`model(x)`).
     ModuleCall {
@@ -285,7 +309,8 @@ pub enum EventKind {
         /// The tensor copied.
         source: Value,
     },
-    /// `self.name = value` in a method, or `self.register_buffer("name", value)`.
+    /// `self.name = value` in a method, `self.register_buffer("name", value)`, or a field of a
+    /// struct literal of the method's own type (`Self { name: value }`).
     SetAttr {
         /// The attribute's name.
         attr: String,
@@ -305,6 +330,27 @@ pub enum EventKind {
     AvailabilityCheck,
     /// A floating-point factory takes no `dtype` (the default dtype, not the input's).
     DefaultDtype,
+}
+
+/// An argument of a [`EventKind::Call`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arg {
+    /// `Some(name)` for a keyword argument (`f(mask=m)`).
+    pub keyword: Option<String>,
+    /// Its value.
+    pub value: Value,
+}
+
+/// A parameter of a function (the receiver, `self`, is not one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// Its name (the pattern's text for a destructuring pattern).
+    pub name: String,
+    /// The local binding it introduces; `None` for a pattern that binds several names.
+    pub binding: Option<BindingId>,
+    /// The function uses it as a tensor (`x.shape`, `x.permute(..)`, `x.device`): an
+    /// unannotated Python parameter used so is taken for one.
+    pub tensor_use: bool,
 }
 
 /// A loop (`for`, `while`, `loop`) of a function.
@@ -357,6 +403,8 @@ pub struct Function {
     pub loops: Vec<Loop>,
     /// Local bindings; [`Value::var`] indexes this.
     pub bindings: Vec<Binding>,
+    /// The parameters, in order, the receiver left out.
+    pub params: Vec<Param>,
     /// The values the function returns (tail expression, `return`, `Ok(..)`).
     pub returns: Vec<Value>,
     /// Only its calls and returned calls were lowered: it names no tensor API, or its file
@@ -370,6 +418,7 @@ impl Function {
         self.events.shrink_to_fit();
         self.loops.shrink_to_fit();
         self.bindings.shrink_to_fit();
+        self.params.shrink_to_fit();
         self.returns.shrink_to_fit();
     }
 
@@ -410,6 +459,9 @@ pub struct File {
     pub functions: Vec<Function>,
     /// A read or parse error: its span and message.
     pub syntax_error: Option<(Span, String)>,
+    /// The parse error is in code of an edition placer does not read (Rust 2015): reported as
+    /// a note, not an error.
+    pub unsupported: bool,
     /// Whether the file is a binary's entry (`main.rs`, `bin/`, `build.rs`) or example.
     pub is_binary: bool,
     /// Only the call graph was lowered (functions, their calls and returned calls): the file
@@ -454,6 +506,7 @@ impl File {
             source,
             functions: Vec::new(),
             syntax_error: None,
+            unsupported: false,
             is_binary,
             calls_only: false,
             classes: Vec::new(),

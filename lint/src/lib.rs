@@ -28,14 +28,17 @@ mod checker;
 pub mod config;
 pub mod diagnostic;
 pub mod diff;
+mod engine;
 pub mod fix;
 mod frontend;
 pub mod ir;
+pub mod notebook;
 pub mod registry;
 pub mod render;
 pub mod rule;
 mod rules;
 pub mod settings;
+mod stack;
 mod suppression;
 mod utils;
 
@@ -48,10 +51,14 @@ use rayon::prelude::*;
 pub use diagnostic::{Diagnostic, Severity};
 pub use registry::Rule;
 pub use settings::Settings;
-pub use suppression::add_allow;
+pub use suppression::{add_allow, add_allow_edits, AllowEdits};
 
 /// Checks one file's source on its own (calls are followed within the file only).
 pub fn check_source(path: &Path, source: &str, settings: &Settings) -> Vec<Diagnostic> {
+    stack::on_large_stack(|| check_source_here(path, source, settings))
+}
+
+fn check_source_here(path: &Path, source: &str, settings: &Settings) -> Vec<Diagnostic> {
     let file = if frontend::python::is_python(path) {
         let mut file = frontend::python::lower_file(0, path, &Arc::from(source));
         frontend::rust::apply_settings(&mut file, settings);
@@ -111,6 +118,8 @@ pub struct Report {
     pub files_lowered: usize,
     /// Wall time of the whole check, in seconds.
     pub elapsed_secs: f64,
+    /// What could not be checked and was skipped (an unreadable directory), one message each.
+    pub skipped: Vec<String>,
 }
 
 impl Report {
@@ -143,12 +152,24 @@ impl std::fmt::Display for Error {
 impl std::error::Error for Error {}
 
 /// Lists the `.rs`, `.py`, `.pyi` and `.ipynb` files under `paths`, honouring `.gitignore`,
-/// sorted. A path naming a file is taken whatever its extension.
+/// sorted. A path naming a file is taken whatever its extension. A file reached twice (`a.rs
+/// ./a.rs`, or a directory and a file in it) is listed once. Directories that cannot be read
+/// are skipped (see [`discover_reporting`]).
 ///
 /// # Errors
 /// [`Error::PathNotFound`] if a path does not exist.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
+    discover_reporting(paths).map(|(files, _)| files)
+}
+
+/// As [`discover`], also returning a message for each directory or entry that could not be
+/// read (they are skipped; the rest of the tree is still listed).
+///
+/// # Errors
+/// [`Error::PathNotFound`] if a path does not exist.
+pub fn discover_reporting(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<String>), Error> {
     let mut out = Vec::new();
+    let mut skipped = Vec::new();
     for path in paths {
         if !path.exists() {
             return Err(Error::PathNotFound(path.clone()));
@@ -160,7 +181,10 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
         for entry in ignore::WalkBuilder::new(path).require_git(false).build() {
             let entry = match entry {
                 Ok(e) => e,
-                Err(e) => return Err(Error::Walk(e.to_string())),
+                Err(e) => {
+                    skipped.push(format!("cannot read {e}; skipped"));
+                    continue;
+                }
             };
             let p = entry.path();
             if entry.file_type().is_some_and(|t| t.is_file())
@@ -174,12 +198,22 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     }
     out.sort();
     out.dedup();
-    Ok(out)
+    if paths.len() > 1 {
+        // Two paths can reach one file under two names: keep the first name.
+        let mut seen = std::collections::HashSet::new();
+        out.retain(|p| seen.insert(p.canonicalize().unwrap_or_else(|_| p.clone())));
+    }
+    Ok((out, skipped))
 }
 
 /// Reads a file; a file that is not UTF-8 yields its lossy text and the offset of the first bad byte.
 fn read(path: &Path) -> (Arc<str>, Option<(usize, String)>) {
-    match std::fs::read(path) {
+    decode(std::fs::read(path))
+}
+
+/// A file's contents as text, as [`read`] gives them.
+fn decode(contents: std::io::Result<Vec<u8>>) -> (Arc<str>, Option<(usize, String)>) {
+    match contents {
         Err(e) => (Arc::from(""), Some((0, format!("cannot read file: {e}")))),
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(s) => (Arc::from(s), None),
@@ -227,8 +261,13 @@ pub(crate) fn anchored(text: &str, extra_factories: &[String]) -> bool {
     may_match(text) || extra_factories.iter().any(|f| text.contains(f.as_str()))
 }
 
-fn lower(id: usize, path: &Path, settings: &Settings) -> ir::File {
-    let (source, bad) = read(path);
+fn lower(
+    id: usize,
+    path: &Path,
+    contents: std::io::Result<Vec<u8>>,
+    settings: &Settings,
+) -> ir::File {
+    let (source, bad) = decode(contents);
     let id = ir::FileId::try_from(id).unwrap_or(ir::FileId::MAX);
     if let Some((at, message)) = bad {
         let at = at.min(source.len());
@@ -265,7 +304,59 @@ fn lower(id: usize, path: &Path, settings: &Settings) -> ir::File {
             return file;
         }
     }
-    frontend::rust::lower_file(id, path, &source, settings, settings.prefilter)
+    let mut file = frontend::rust::lower_file(id, path, &source, settings, settings.prefilter);
+    mark_unsupported(&mut file);
+    file
+}
+
+/// Marks a Rust file that does not parse as unsupported when its crate is of the 2015 edition
+/// (whose syntax `syn` does not fully read), unless it is too deep to parse at all.
+fn mark_unsupported(file: &mut ir::File) {
+    if file.syntax_error.is_some()
+        && frontend::rust::too_deep(&file.source).is_none()
+        && crate_edition(&file.path).as_deref() == Some("2015")
+    {
+        file.unsupported = true;
+    }
+}
+
+/// The edition of the crate `path` belongs to: the `package.edition` of the nearest
+/// `Cargo.toml` with a `[package]` table above it (`"2015"` when it names none, as cargo reads
+/// it); `None` when no such manifest is found or the edition comes from the workspace.
+pub fn crate_edition(path: &Path) -> Option<String> {
+    let abs = std::path::absolute(path).ok()?;
+    for dir in abs.ancestors().skip(1) {
+        let manifest = dir.join("Cargo.toml");
+        let Ok(text) = read_regular_file(&manifest) else {
+            continue;
+        };
+        let table: toml::Table = toml::from_str(&String::from_utf8_lossy(&text)).ok()?;
+        let Some(package) = table.get("package").and_then(toml::Value::as_table) else {
+            continue;
+        };
+        return match package.get("edition") {
+            None => Some("2015".to_string()),
+            Some(toml::Value::String(e)) => Some(e.clone()),
+            Some(_) => None,
+        };
+    }
+    None
+}
+
+/// Reads a file, refusing anything but a regular file (following symlinks): a FIFO or a device
+/// given where a file is expected would block the run or never end.
+///
+/// # Errors
+/// The file cannot be read, or is not a regular file ([`std::io::ErrorKind::InvalidInput`]).
+pub fn read_regular_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    std::fs::read(path)
 }
 
 /// The files with call-graph-only code that may call a helper returning a tensor on a
@@ -343,15 +434,60 @@ pub fn check_paths(paths: &[PathBuf], settings: &Settings) -> Result<Report, Err
     check_tree(paths, settings).map(|(report, _)| report)
 }
 
+/// As [`analyse_paths`], for files the caller has already found and read (each path with its
+/// contents, or the error reading it): the findings come from exactly these bytes, so that a
+/// cache keyed on them never stores findings of another version of a file.
+pub fn analyse_contents(
+    files: Vec<(PathBuf, std::io::Result<Vec<u8>>)>,
+    settings: &Settings,
+) -> (Report, Analysis) {
+    let start = Instant::now();
+    let (found, contents): (Vec<PathBuf>, Vec<_>) = files.into_iter().unzip();
+    let (report, files) = check_found(
+        start,
+        &found,
+        contents.into_iter().map(Some).collect(),
+        settings,
+    );
+    (report, Analysis { _files: files })
+}
+
 /// [`check_paths`], returning the lowered files as well.
 fn check_tree(paths: &[PathBuf], settings: &Settings) -> Result<(Report, Vec<ir::File>), Error> {
+    stack::in_pool(|| check_tree_in_pool(paths, settings))
+}
+
+fn check_tree_in_pool(
+    paths: &[PathBuf],
+    settings: &Settings,
+) -> Result<(Report, Vec<ir::File>), Error> {
     let start = Instant::now();
-    let mut found = discover(paths)?;
+    let (mut found, skipped) = discover_reporting(paths)?;
     found.retain(|p| !settings.is_excluded(p));
-    let mut files: Vec<ir::File> = largest_first(&found)
-        .par_iter()
+    let contents = found.iter().map(|_| None).collect();
+    let (mut report, files) = check_found(start, &found, contents, settings);
+    report.skipped = skipped;
+    Ok((report, files))
+}
+
+/// Checks the files `found`, with their contents where already read (read here otherwise).
+fn check_found(
+    start: Instant,
+    found: &[PathBuf],
+    mut contents: Vec<Option<std::io::Result<Vec<u8>>>>,
+    settings: &Settings,
+) -> (Report, Vec<ir::File>) {
+    let work: Vec<(usize, Option<std::io::Result<Vec<u8>>>)> = largest_first(found)
+        .into_iter()
+        .map(|i| (i, contents[i].take()))
+        .collect();
+    let mut files: Vec<ir::File> = work
+        .into_par_iter()
         .with_max_len(1)
-        .map(|&i| lower(i, &found[i], settings))
+        .map(|(i, c)| {
+            let c = c.unwrap_or_else(|| std::fs::read(&found[i]));
+            lower(i, &found[i], c, settings)
+        })
         .collect();
     let files_checked = files.len();
     files.sort_by_key(|f| f.id);
@@ -398,8 +534,9 @@ fn check_tree(paths: &[PathBuf], settings: &Settings) -> Result<(Report, Vec<ir:
         files_checked,
         files_lowered,
         elapsed_secs: start.elapsed().as_secs_f64(),
+        skipped: Vec::new(),
     };
-    Ok((report, files))
+    (report, files)
 }
 
 /// Indices of `paths`, largest file first: with one file per task, the tail of a parallel run is
@@ -422,20 +559,28 @@ fn largest_first(paths: &[PathBuf]) -> Vec<usize> {
 /// As [`check_paths`].
 pub fn parse_only(paths: &[PathBuf]) -> Result<usize, Error> {
     let found = discover(paths)?;
-    Ok(largest_first(&found)
+    Ok(stack::in_pool(|| parse_all(&found)))
+}
+
+fn parse_all(found: &[PathBuf]) -> usize {
+    largest_first(found)
         .par_iter()
         .with_max_len(1)
         .filter(|&&i| {
             let (source, _) = read(&found[i]);
             if frontend::python::is_python(&found[i]) {
                 let code = analysed_source(&found[i], &source);
-                return ruff_python_parser::parse_module(&code).is_ok();
+                return stack::guarded(|| ruff_python_parser::parse_module(&code).is_ok())
+                    .unwrap_or(false);
+            }
+            if frontend::rust::too_deep(&source).is_some() {
+                return false;
             }
             let parsed = syn::parse_file(&source).is_ok();
             proc_macro2::extra::invalidate_current_thread_spans();
             parsed
         })
-        .count())
+        .count()
 }
 
 fn sort(diagnostics: &mut [Diagnostic]) {

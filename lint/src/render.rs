@@ -15,7 +15,7 @@ use crate::diagnostic::{Applicability, Diagnostic, LineIndex, Severity};
 /// A diagnostic with its source attached, as miette wants it.
 struct WithSource<'a> {
     diagnostic: &'a Diagnostic,
-    source: NamedSource<Arc<str>>,
+    source: NamedSource<Excerpt>,
     code: String,
 }
 
@@ -44,6 +44,7 @@ impl miette::Diagnostic for WithSource<'_> {
 
     fn severity(&self) -> Option<miette::Severity> {
         Some(match self.diagnostic.severity() {
+            Severity::Note => miette::Severity::Advice,
             Severity::Error => miette::Severity::Error,
             Severity::Warning => miette::Severity::Warning,
         })
@@ -85,7 +86,57 @@ pub fn qualified_code(d: &Diagnostic) -> String {
     format!("{}/{}", d.rule.code(), d.rule.name())
 }
 
+/// Lines longer than this (in bytes) are not shown whole: `full` output shows a window of
+/// [`SNIPPET_CONTEXT`] bytes either side of the finding (a minified or generated file can have a
+/// line of megabytes).
+pub const MAX_SNIPPET_LINE: usize = 400;
+
+/// How much of a long line `full` output shows before and after the finding, in bytes.
+pub const SNIPPET_CONTEXT: usize = 120;
+
+/// A slice of a file's text as miette reads it: lines numbered from `line_offset`, columns
+/// counted in characters (as every other output format counts them), the first line's from
+/// `col_offset`.
+struct Excerpt {
+    text: Arc<str>,
+    line_offset: usize,
+    col_offset: usize,
+}
+
+impl miette::SourceCode for Excerpt {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
+        let inner =
+            self.text
+                .as_ref()
+                .read_span(span, context_lines_before, context_lines_after)?;
+        let mut column = inner.column();
+        if context_lines_before == 0 {
+            // miette counts bytes; count characters.
+            let offset = span.offset().min(self.text.len());
+            let line_start = self.text[..offset].rfind('\n').map_or(0, |i| i + 1);
+            column = crate::diagnostic::char_column(&self.text, line_start, offset) - 1;
+            if inner.line() == 0 {
+                column += self.col_offset;
+            }
+        }
+        Ok(Box::new(miette::MietteSpanContents::new(
+            inner.data(),
+            *inner.span(),
+            inner.line() + self.line_offset,
+            column,
+            inner.line_count(),
+        )))
+    }
+}
+
 /// Renders diagnostics of one file with miette's graphical handler, `width` columns wide.
+/// Columns are characters; a finding on or near a line longer than [`MAX_SNIPPET_LINE`] is shown
+/// with a window of its line only.
 pub fn full(
     path: &Path,
     source: &Arc<str>,
@@ -104,26 +155,93 @@ pub fn full(
     let cells = Cells::new(path, source);
     for d in diagnostics {
         // In a notebook, show the finding's cell on its own, numbered as in the notebook.
-        let (name, text, shifted);
-        let d = if let Some(cell) = cells.at(d.span.start) {
-            name = format!("{}:cell {}", path.display(), cell.index);
-            text = Arc::from(&source[cell.range.clone()]);
-            shifted = shift_into(d, &cell.range);
-            &shifted
+        let (name, base) = match cells.at(d.span.start) {
+            Some(cell) => (
+                format!("{}:cell {}", path.display(), cell.index),
+                cell.range.clone(),
+            ),
+            None => (path.display().to_string(), 0..source.len()),
+        };
+        let (range, line_offset, col_offset) = excerpt_range(source, &base, d);
+        let shifted = shift_into(d, &range);
+        let text: Arc<str> = if range == (0..source.len()) {
+            Arc::clone(source)
         } else {
-            name = path.display().to_string();
-            text = Arc::clone(source);
-            d
+            Arc::from(&source[range])
         };
         let item = WithSource {
-            diagnostic: d,
-            source: NamedSource::new(name, text),
+            diagnostic: &shifted,
+            source: NamedSource::new(
+                name,
+                Excerpt {
+                    text,
+                    line_offset,
+                    col_offset,
+                },
+            ),
             code: qualified_code(d),
         };
         // Writing into a String cannot fail.
         let _ = handler.render_report(&mut out, &item);
     }
     out
+}
+
+/// The part of `base` (a byte range of `source`) to show for `d`: all of it, or, when a line
+/// the finding touches (or one next to it) is longer than [`MAX_SNIPPET_LINE`], a window of the
+/// finding's line. Also the line (0-based, within `base`) and character column the part starts
+/// at.
+fn excerpt_range(
+    source: &str,
+    base: &std::ops::Range<usize>,
+    d: &Diagnostic,
+) -> (std::ops::Range<usize>, usize, usize) {
+    let start = d.span.start.clamp(base.start, base.end);
+    let line_start = source[base.start..start]
+        .rfind('\n')
+        .map_or(base.start, |i| base.start + i + 1);
+    let line_end = source[start..base.end]
+        .find('\n')
+        .map_or(base.end, |i| start + i);
+    let spans = std::iter::once(&d.span).chain(d.labels.iter().map(|l| &l.span));
+    let long = spans.into_iter().any(|s| {
+        let from = s.start.clamp(base.start, base.end);
+        let to = s.end.clamp(from, base.end);
+        // From the start of the line before to the end of the line after.
+        let before = source[base.start..from]
+            .rfind('\n')
+            .and_then(|i| source[base.start..base.start + i].rfind('\n'))
+            .map_or(base.start, |i| base.start + i + 1);
+        let after = source[to..base.end]
+            .match_indices('\n')
+            .nth(1)
+            .map_or(base.end, |(i, _)| to + i);
+        source[before..after]
+            .split('\n')
+            .any(|l| l.len() > MAX_SNIPPET_LINE)
+    });
+    if !long {
+        return (base.clone(), 0, 0);
+    }
+    let floor = |mut i: usize| {
+        while !source.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let from = floor(start.saturating_sub(SNIPPET_CONTEXT).max(line_start));
+    let span_end = d
+        .span
+        .end
+        .clamp(start, line_end)
+        .min(start + SNIPPET_CONTEXT);
+    let mut to = (span_end + SNIPPET_CONTEXT).min(line_end);
+    while !source.is_char_boundary(to) {
+        to += 1;
+    }
+    let line_offset = source[base.start..line_start].matches('\n').count();
+    let col_offset = crate::diagnostic::char_column(source, line_start, from) - 1;
+    (from..to, line_offset, col_offset)
 }
 
 /// `d` with its spans made relative to `range`; labels outside it are dropped.
@@ -190,14 +308,21 @@ impl Cells {
         if path.extension().is_none_or(|e| e != "ipynb") {
             return Cells(cells);
         }
-        let marker = crate::frontend::python::notebook::CELL_MARKER;
         let mut at = 0;
+        // The first line is always a marker; its tag marks the real ones (see `notebook`).
+        let mut tag = None;
         for (i, line) in source.split_inclusive('\n').enumerate() {
-            let index = line
-                .trim_end()
-                .strip_prefix(marker)
-                .and_then(|l| l.strip_suffix(']'))
-                .and_then(|l| l.parse().ok());
+            let marker = crate::frontend::python::notebook::parse_marker(
+                line.strip_suffix('\n').unwrap_or(line),
+            );
+            let index = match (marker, tag) {
+                (Some((index, t)), None) if i == 0 => {
+                    tag = Some(t);
+                    Some(index)
+                }
+                (Some((index, t)), Some(real)) if t == real => Some(index),
+                _ => None,
+            };
             if let Some(index) = index {
                 if let Some(last) = cells.last_mut() {
                     last.range.end = at;
@@ -401,15 +526,52 @@ pub fn github(path: &Path, source: &str, diagnostics: &[Diagnostic]) -> String {
             message.push_str("\nhelp: ");
             message.push_str(help);
         }
+        let level = match d.severity() {
+            Severity::Note => "notice",
+            other => other.as_str(),
+        };
         let _ = writeln!(
             out,
-            "::{} file={file},line={line},col={col},endLine={end_line},endColumn={end_col},title={}::{}",
-            d.severity().as_str(),
+            "::{level} file={file},line={line},col={col},endLine={end_line},endColumn={end_col},title={}::{}",
             github_escape(&qualified_code(d), true),
             github_escape(&message, false)
         );
     }
     out
+}
+
+/// The bytes percent-encoded in an artifact URI: all but RFC 3986's unreserved characters
+/// (`A-Z a-z 0-9 - . _ ~`) and the `/` separating segments.
+const URI_ESCAPED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/');
+
+/// A path as a SARIF `artifactLocation.uri` (RFC 3986): a relative reference for a relative
+/// path, a `file:///` URI for an absolute one, every other byte percent-encoded (spaces, `#`,
+/// `%`, `?`, a backslash in a Unix file name), and a name that is not UTF-8 encoded byte by
+/// byte, so that two such names never become the same URI.
+pub fn artifact_uri(path: &Path) -> String {
+    #[cfg(unix)]
+    let bytes: std::borrow::Cow<'_, [u8]> = {
+        use std::os::unix::ffi::OsStrExt;
+        std::borrow::Cow::Borrowed(path.as_os_str().as_bytes())
+    };
+    #[cfg(not(unix))]
+    let bytes: std::borrow::Cow<'_, [u8]> =
+        std::borrow::Cow::Owned(path.to_string_lossy().replace('\\', "/").into_bytes());
+    let mut bytes: &[u8] = &bytes;
+    while let Some(rest) = bytes.strip_prefix(b"./") {
+        bytes = rest;
+    }
+    let encoded = percent_encoding::percent_encode(bytes, URI_ESCAPED).to_string();
+    if bytes.starts_with(b"/") {
+        format!("file://{encoded}")
+    } else {
+        encoded
+    }
 }
 
 /// The files of a run, for [`sarif`]: path, source, findings.
@@ -432,6 +594,7 @@ fn sarif_region(
 
 fn sarif_level(severity: Severity) -> &'static str {
     match severity {
+        Severity::Note => "note",
         Severity::Error => "error",
         Severity::Warning => "warning",
     }
@@ -462,7 +625,7 @@ pub fn sarif(files: &[FileFindings<'_>]) -> serde_json::Value {
     let mut results = Vec::new();
     for &(path, source, diagnostics) in files {
         let index = LineIndex::new(source);
-        let uri = crate::baseline::portable(path);
+        let uri = artifact_uri(path);
         let location = |span: &std::ops::Range<usize>| {
             serde_json::json!({
                 "artifactLocation": { "uri": uri },
@@ -517,4 +680,27 @@ pub fn sarif(files: &[FileFindings<'_>]) -> serde_json::Value {
             "results": results,
         }]
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn should_percent_encode_artifact_uris() {
+        assert_eq!(
+            artifact_uri(Path::new("./src/a b#1%?.rs")),
+            "src/a%20b%231%25%3F.rs"
+        );
+        assert_eq!(artifact_uri(Path::new("src/ü.rs")), "src/%C3%BC.rs");
+        assert_eq!(artifact_uri(Path::new("/abs/x.rs")), "file:///abs/x.rs");
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            assert_eq!(artifact_uri(Path::new("a\\b.rs")), "a%5Cb.rs");
+            let a = artifact_uri(Path::new(std::ffi::OsStr::from_bytes(b"\xff.rs")));
+            let b = artifact_uri(Path::new(std::ffi::OsStr::from_bytes(b"\xfe.rs")));
+            assert_eq!((a.as_str(), b.as_str()), ("%FF.rs", "%FE.rs"));
+        }
+    }
 }

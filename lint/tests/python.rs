@@ -173,3 +173,20 @@ fn should_not_overflow_the_stack_on_deeply_nested_expressions() {
     let found = check_source(Path::new("generated.py"), &source, &Settings::default());
     assert!(found.is_empty(), "{found:?}");
 }
+
+#[test]
+fn should_take_findings_from_the_contents_given_not_a_second_read() {
+    // The cache keys a run on the bytes it read; the findings must come from the same bytes,
+    // whatever the file holds by the time it would be read again.
+    let dir = std::env::temp_dir().join(format!("placer-contents-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let path = dir.join("m.py");
+    std::fs::write(&path, "x = 1\n").expect("write");
+    let mixed = b"import torch\nz = torch.ones(2, device='cuda') + torch.ones(2)\n".to_vec();
+    let (report, _) =
+        placer_lint::analyse_contents(vec![(path.clone(), Ok(mixed))], &Settings::default());
+    std::fs::remove_dir_all(&dir).expect("rm");
+    let rules: Vec<Rule> = report.diagnostics().map(|(_, d)| d.rule).collect();
+    assert_eq!(rules, [Rule::MixedDeviceOp]);
+    assert!(report.files[0].source.contains("torch.ones"));
+}

@@ -68,16 +68,19 @@ impl Device {
     }
 
     /// Returns the bytes of device memory reserved by the runtime, as
-    /// `torch.cuda.memory_reserved`. The runtime has no caching allocator, so this equals
-    /// [`Device::memory_allocated`].
+    /// `torch.cuda.memory_reserved`. The runtime has no caching allocator of its own, so this
+    /// equals [`Device::memory_allocated`]. It does not count the driver's stream-ordered
+    /// pool: a freed block goes back to the pool at once (`cuMemFreeAsync`) but the pool may
+    /// keep it until the device is synchronised, so the driver (and `nvidia-smi`) can show more.
     pub fn memory_reserved(&self) -> usize {
         self.memory_allocated()
     }
 
-    /// Releases cached, unused memory, as `torch.cuda.empty_cache`. On CUDA the runtime frees
-    /// device memory when the last tensor using it is dropped and keeps no cache, so this only
-    /// synchronises. On the CPU it drops the pool of recycled large f32 buffers (at most 8)
-    /// that elementwise ops reuse. Don't call it in a loop.
+    /// Releases cached, unused memory, as `torch.cuda.empty_cache`. On CUDA the runtime
+    /// returns device memory to the driver's stream-ordered pool when the last tensor using
+    /// it is dropped; this synchronises the device, after which the pool releases the freed
+    /// blocks. On the CPU it drops the pool of recycled large f32 buffers (at most 8) that
+    /// elementwise ops reuse. Don't call it in a loop.
     ///
     /// # Errors
     /// As [`Device::synchronize`].

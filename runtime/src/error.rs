@@ -168,6 +168,21 @@ pub enum Error {
         /// The size of the dim.
         size: usize,
     },
+    /// A shape too large to address: the product of its non-zero dims, times the size of an
+    /// element, exceeds `isize::MAX` bytes (or a dim computation overflows `usize`). Reported
+    /// before any memory is allocated, on every device, meta included.
+    #[error(
+        "shape overflow in {op}: {} of {dtype} exceeds the addressable size (isize::MAX bytes)",
+        Dims(dims)
+    )]
+    ShapeOverflow {
+        /// The op.
+        op: &'static str,
+        /// The shape that does not fit (for a dim sum in `cat`, the dims added so far).
+        dims: Box<[usize]>,
+        /// The dtype of the tensor that would have this shape.
+        dtype: DType,
+    },
     /// Data of the wrong number of elements for a shape.
     #[error("element count mismatch in {op}: shape needs {expected} elements, got {got}")]
     ElementCountMismatch {
@@ -180,6 +195,26 @@ pub enum Error {
     },
 
     // ----- Op -----
+    /// A scalar that an integer tensor cannot take without changing its value. In scalar
+    /// arithmetic (`add_scalar`, `mul_scalar`, `affine`): not a whole number (NaN, infinite,
+    /// fractional) or outside the dtype's range (`i64`; `-255..=255` for `u8`, which wraps as
+    /// in PyTorch); PyTorch would promote the result to a float dtype, but the runtime's `f64`
+    /// scalars cannot tell `2` from `2.0`, so it returns this error instead of guessing
+    /// (convert with [`Tensor::to_dtype`](crate::Tensor::to_dtype) first). In fills (`full`,
+    /// `masked_fill`): NaN, infinite, or outside the range after truncation.
+    #[error(
+        "scalar out of range in {op}: {value} is not a whole number in the range of {dtype} \
+         (convert the tensor with to_dtype to compute in floating point)"
+    )]
+    ScalarOutOfRange {
+        /// The op.
+        op: &'static str,
+        /// The scalar given.
+        value: f64,
+        /// The dtype of the tensor.
+        dtype: DType,
+    },
+
     /// An op got an argument outside its domain (e.g. `cat` of no tensors, `linspace` with 0
     /// steps).
     #[error("invalid argument to {op}: {msg}")]
@@ -205,6 +240,17 @@ pub enum Error {
     },
 
     // ----- Backend -----
+    /// Memory for a result could not be allocated. Host allocations are fallible
+    /// (`try_reserve`), so this is returned instead of aborting the process.
+    #[error("out of memory in {op}: cannot allocate {bytes} bytes on {device}")]
+    OutOfMemory {
+        /// The op.
+        op: &'static str,
+        /// The size of the allocation that failed, in bytes (saturated at `usize::MAX`).
+        bytes: usize,
+        /// Where the allocation was attempted.
+        device: Device,
+    },
     /// The CUDA driver, cuBLAS or NVRTC failed.
     #[error(transparent)]
     Cuda(Box<CudaError>),

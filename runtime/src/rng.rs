@@ -1,6 +1,8 @@
 //! The runtime's random number generator (splitmix64 seeding xoshiro256++), shared by all
 //! threads. Not cryptographic.
 
+use crate::error::Result;
+use crate::storage::cpu::try_vec;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 static SEED: AtomicU64 = AtomicU64::new(0x853c_49e6_748f_ea9b);
@@ -54,14 +56,18 @@ impl Xoshiro {
     }
 }
 
-pub(crate) fn uniform(n: usize) -> Vec<f32> {
+/// `n` uniform samples, allocated fallibly ([`Error::OutOfMemory`](crate::Error::OutOfMemory)).
+pub(crate) fn uniform(n: usize) -> Result<Vec<f32>> {
     let mut r = Xoshiro::new();
-    (0..n).map(|_| r.next_f32()).collect()
+    let mut out = try_vec("rand", n)?;
+    out.extend((0..n).map(|_| r.next_f32()));
+    Ok(out)
 }
 
-pub(crate) fn normal(n: usize) -> Vec<f32> {
+/// `n` standard normal samples, allocated fallibly.
+pub(crate) fn normal(n: usize) -> Result<Vec<f32>> {
     let mut r = Xoshiro::new();
-    let mut out = Vec::with_capacity(n + 1);
+    let mut out = try_vec("randn", n.saturating_add(1))?;
     while out.len() < n {
         // Box-Muller; 1 - u keeps the log argument in (0, 1].
         let u1 = 1.0 - r.next_f32();
@@ -72,5 +78,5 @@ pub(crate) fn normal(n: usize) -> Vec<f32> {
         out.push(radius * theta.sin());
     }
     out.truncate(n);
-    out
+    Ok(out)
 }

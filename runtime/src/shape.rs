@@ -1,6 +1,7 @@
 //! Shapes, dimension indices and strided layouts.
 
 use crate::error::{Error, Result};
+use crate::DType;
 
 /// The shape of a tensor: the size of each dimension, outermost first (row-major).
 ///
@@ -19,23 +20,73 @@ impl Shape {
         self.0.len()
     }
 
-    /// Returns the number of elements (1 for a 0-dim shape).
+    /// Returns the number of elements (1 for a 0-dim shape, 0 when any dim is 0), saturating
+    /// at `usize::MAX` when the product overflows (see [`Shape::checked_elem_count`]).
     pub fn elem_count(&self) -> usize {
-        self.0.iter().product()
+        self.checked_elem_count().unwrap_or(usize::MAX)
     }
 
-    /// Returns the row-major (C-contiguous) strides in elements.
+    /// Returns the number of elements, or `None` when the product of the dims overflows
+    /// `usize` (0 when any dim is 0).
+    pub fn checked_elem_count(&self) -> Option<usize> {
+        if self.0.contains(&0) {
+            return Some(0);
+        }
+        nonzero_product(&self.0)
+    }
+
+    /// Returns the row-major (C-contiguous) strides in elements, saturating at `usize::MAX`
+    /// for a shape whose element count overflows (no tensor has such a shape).
     pub fn contiguous_strides(&self) -> Vec<usize> {
         contiguous_strides(&self.0)
     }
 }
 
+/// The product of the non-zero dims, or `None` on overflow.
+fn nonzero_product(dims: &[usize]) -> Option<usize> {
+    dims.iter()
+        .filter(|&&d| d != 0)
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+}
+
+/// Checks that a tensor of `dtype` may have the shape `dims` and returns its element count.
+///
+/// The rule, enforced for every tensor the runtime builds (factories, views and op outputs):
+/// the product of the non-zero dims, times the element size, is at most `isize::MAX` bytes.
+/// Then every element count, stride, offset and byte size computed from these dims (of this
+/// tensor, of any view of it, and of any dtype as wide as `dtype`) fits in `usize` and in a
+/// Rust allocation, so the kernels can use plain arithmetic.
+///
+/// # Errors
+/// [`Error::ShapeOverflow`] otherwise.
+pub(crate) fn check_dims(op: &'static str, dims: &[usize], dtype: DType) -> Result<usize> {
+    let limit = usize::try_from(isize::MAX).unwrap_or(usize::MAX);
+    let bytes = nonzero_product(dims).and_then(|n| n.checked_mul(dtype.size_in_bytes()));
+    match bytes {
+        Some(b) if b <= limit => {
+            // The element count: the non-zero product, unless a dim is 0.
+            Ok(if dims.contains(&0) {
+                0
+            } else {
+                b / dtype.size_in_bytes()
+            })
+        }
+        _ => Err(Error::ShapeOverflow {
+            op,
+            dims: dims.into(),
+            dtype,
+        }),
+    }
+}
+
+/// Row-major strides; saturating, so that no caller can make it overflow (the runtime only
+/// calls it on dims that passed [`check_dims`], where nothing saturates).
 pub(crate) fn contiguous_strides(dims: &[usize]) -> Vec<usize> {
     let mut strides = vec![0; dims.len()];
-    let mut acc = 1;
+    let mut acc: usize = 1;
     for (s, d) in strides.iter_mut().zip(dims).rev() {
         *s = acc;
-        acc *= *d;
+        acc = acc.saturating_mul(*d);
     }
     strides
 }
@@ -174,19 +225,24 @@ impl Layout {
         }
     }
 
+    /// The element count. Layouts of tensors passed [`check_dims`], so the product cannot
+    /// overflow; it saturates rather than wraps all the same.
     pub(crate) fn elem_count(&self) -> usize {
-        self.dims.iter().product()
+        if self.dims.contains(&0) {
+            return 0;
+        }
+        nonzero_product(&self.dims).unwrap_or(usize::MAX)
     }
 
     /// True when the elements are in row-major order with no gaps (size-1 dims may have any
     /// stride).
     pub(crate) fn is_contiguous(&self) -> bool {
-        let mut acc = 1;
+        let mut acc: usize = 1;
         for (&d, &s) in self.dims.iter().zip(&self.strides).rev() {
             if d != 1 && s != acc {
                 return false;
             }
-            acc *= d;
+            acc = acc.saturating_mul(d);
         }
         true
     }

@@ -3,7 +3,7 @@
 use crate::device::Device;
 use crate::dtype::{DType, WithDType};
 use crate::error::{Error, Result};
-use crate::shape::{Dim, Layout, Shape};
+use crate::shape::{check_dims, Dim, Layout, Shape};
 use crate::storage::cpu::{self, CpuStorage};
 use crate::storage::{cuda, Storage};
 use std::fmt;
@@ -131,6 +131,11 @@ impl Tensor {
         device: Device,
         origin: Option<Origin>,
     ) -> Tensor {
+        // Every shape was checked before its storage was made (see `check_dims`).
+        debug_assert!(
+            check_dims("from_parts", &dims, dtype).is_ok(),
+            "unchecked shape {dims:?}"
+        );
         Tensor(Arc::new(Inner {
             storage: Arc::new(storage),
             layout: Layout::contiguous(dims),
@@ -250,13 +255,19 @@ impl Tensor {
     }
 
     #[track_caller]
-    fn full_impl(shape: &Shape, value: f64, opts: TensorOptions) -> Result<Tensor> {
+    pub(crate) fn full_impl(
+        op: &'static str,
+        shape: &Shape,
+        value: f64,
+        opts: TensorOptions,
+    ) -> Result<Tensor> {
         let origin = caller();
         let dtype = opts.dtype_or_f32();
         let dims = shape.dims().to_vec();
-        let n = shape.elem_count();
+        let n = check_dims(op, &dims, dtype)?;
+        check_fill_value(op, value, dtype)?;
         let storage = match opts.device {
-            Device::Cpu => Storage::Cpu(CpuStorage::full(dtype, n, value)),
+            Device::Cpu => Storage::Cpu(CpuStorage::full(op, dtype, n, value)?),
             Device::Meta => Storage::Meta,
             Device::Cuda(ordinal) => Storage::Cuda(cuda::full(ordinal, dtype, n, value)?),
         };
@@ -275,6 +286,8 @@ impl Tensor {
     /// - output: `shape`, on `opts.device`, dtype `opts.dtype` (f32 by default).
     ///
     /// # Errors
+    /// [`Error::ShapeOverflow`] if the shape has more bytes than can be addressed (checked on
+    /// every device, meta included); [`Error::OutOfMemory`] if the host allocation fails;
     /// [`Error::CudaUnavailable`] / [`Error::Cuda`] for a CUDA device that cannot be used.
     ///
     /// # Examples
@@ -286,7 +299,7 @@ impl Tensor {
     /// ```
     #[track_caller]
     pub fn zeros(shape: impl Into<Shape>, opts: impl Into<TensorOptions>) -> Result<Tensor> {
-        Tensor::full_impl(&shape.into(), 0.0, opts.into())
+        Tensor::full_impl("zeros", &shape.into(), 0.0, opts.into())
     }
 
     /// Returns a tensor filled with ones, as `torch.ones`.
@@ -298,24 +311,26 @@ impl Tensor {
     /// As [`Tensor::zeros`].
     #[track_caller]
     pub fn ones(shape: impl Into<Shape>, opts: impl Into<TensorOptions>) -> Result<Tensor> {
-        Tensor::full_impl(&shape.into(), 1.0, opts.into())
+        Tensor::full_impl("ones", &shape.into(), 1.0, opts.into())
     }
 
-    /// Returns a tensor filled with `value` (converted to the dtype as `as` does), as
-    /// `torch.full`.
+    /// Returns a tensor filled with `value` (converted to the dtype as `as` does: integers
+    /// truncate toward zero, bool is `value != 0`), as `torch.full`.
     ///
     /// # Shapes
     /// - output: `shape`, on `opts.device`.
     ///
     /// # Errors
-    /// As [`Tensor::zeros`].
+    /// [`Error::ScalarOutOfRange`] for an integer dtype and a NaN or infinite `value`, or one
+    /// that `as` would saturate (outside `i64`, or outside `0..256` for `u8`), as PyTorch
+    /// refuses them; otherwise as [`Tensor::zeros`].
     #[track_caller]
     pub fn full(
         shape: impl Into<Shape>,
         value: f64,
         opts: impl Into<TensorOptions>,
     ) -> Result<Tensor> {
-        Tensor::full_impl(&shape.into(), value, opts.into())
+        Tensor::full_impl("full", &shape.into(), value, opts.into())
     }
 
     /// Returns an uninitialised tensor, as `torch.empty`. The runtime zero-fills it (reading
@@ -328,7 +343,7 @@ impl Tensor {
     /// As [`Tensor::zeros`].
     #[track_caller]
     pub fn empty(shape: impl Into<Shape>, opts: impl Into<TensorOptions>) -> Result<Tensor> {
-        Tensor::full_impl(&shape.into(), 0.0, opts.into())
+        Tensor::full_impl("empty", &shape.into(), 0.0, opts.into())
     }
 
     /// Returns the 1-D tensor `start, start + step, ...` up to but excluding `end`, as
@@ -337,9 +352,12 @@ impl Tensor {
     /// # Shapes
     /// - output: `[ceil((end - start) / step)]`, on `opts.device`.
     ///
+    /// On meta no values are computed, whatever the length.
+    ///
     /// # Errors
-    /// [`Error::InvalidArgument`] if `step` is 0 or has the wrong sign; otherwise as
-    /// [`Tensor::zeros`].
+    /// [`Error::InvalidArgument`] if `start` or `end` is not finite, or `step` is 0, not
+    /// finite or has the wrong sign; [`Error::ShapeOverflow`] if the length does not fit;
+    /// otherwise as [`Tensor::zeros`].
     #[track_caller]
     pub fn arange(
         start: f64,
@@ -347,19 +365,54 @@ impl Tensor {
         step: f64,
         opts: impl Into<TensorOptions>,
     ) -> Result<Tensor> {
+        let op = "arange";
         let opts = opts.into();
+        if !start.is_finite() || !end.is_finite() {
+            return Err(Error::InvalidArgument {
+                op,
+                msg: "start and end must be finite",
+            });
+        }
         if step == 0.0 || !step.is_finite() || (end - start) * step < 0.0 {
             return Err(Error::InvalidArgument {
-                op: "arange",
+                op,
                 msg: "step must be non-zero and point from start to end",
             });
         }
+        let len = ((end - start) / step).ceil().max(0.0);
+        // `as` saturates: a length of 2^64 or more becomes usize::MAX, which check_dims rejects.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let n = ((end - start) / step).ceil().max(0.0) as usize;
+        let n = len as usize;
+        let dtype = opts.dtype_or_f32();
+        check_dims(op, &[n], dtype)?;
         #[allow(clippy::cast_precision_loss)]
-        let vals: Vec<f64> = (0..n).map(|i| start + i as f64 * step).collect();
-        let data = CpuStorage::from_f64s(opts.dtype_or_f32(), &vals);
-        Tensor::from_cpu_storage(data, vec![n], opts.device)
+        Tensor::from_f64_fn(op, n, |i| start + i as f64 * step, vec![n], opts)
+    }
+
+    /// A tensor of `dims` holding `f(i)` for the `n` row-major indices `i`, converted to the
+    /// options' dtype; on meta `f` is never called (the shape was checked by the caller).
+    #[track_caller]
+    fn from_f64_fn(
+        op: &'static str,
+        n: usize,
+        f: impl Fn(usize) -> f64,
+        dims: Vec<usize>,
+        opts: TensorOptions,
+    ) -> Result<Tensor> {
+        let dtype = opts.dtype_or_f32();
+        if opts.device.is_meta() {
+            return Ok(Tensor::from_parts(
+                Storage::Meta,
+                dims,
+                dtype,
+                Device::Meta,
+                caller(),
+            ));
+        }
+        let mut vals = cpu::try_vec(op, n)?;
+        vals.extend((0..n).map(f));
+        let data = CpuStorage::from_f64s(op, dtype, &vals)?;
+        Tensor::from_cpu_storage(data, dims, opts.device)
     }
 
     /// Returns `steps` evenly spaced values from `start` to `end` inclusive, as
@@ -378,18 +431,16 @@ impl Tensor {
         opts: impl Into<TensorOptions>,
     ) -> Result<Tensor> {
         let opts = opts.into();
+        check_dims("linspace", &[steps], opts.dtype_or_f32())?;
         #[allow(clippy::cast_precision_loss)]
-        let vals: Vec<f64> = (0..steps)
-            .map(|i| {
-                if steps == 1 {
-                    start
-                } else {
-                    start + (end - start) * i as f64 / (steps - 1) as f64
-                }
-            })
-            .collect();
-        let data = CpuStorage::from_f64s(opts.dtype_or_f32(), &vals);
-        Tensor::from_cpu_storage(data, vec![steps], opts.device)
+        let f = |i: usize| {
+            if steps == 1 {
+                start
+            } else {
+                start + (end - start) * i as f64 / (steps - 1) as f64
+            }
+        };
+        Tensor::from_f64_fn("linspace", steps, f, vec![steps], opts)
     }
 
     /// Returns the `n x n` identity matrix, as `torch.eye(n)`.
@@ -401,7 +452,7 @@ impl Tensor {
     /// As [`Tensor::zeros`].
     #[track_caller]
     pub fn eye(n: usize, opts: impl Into<TensorOptions>) -> Result<Tensor> {
-        Tensor::tri_impl(n, |i, j| i == j, opts.into())
+        Tensor::tri_impl("eye", n, |i, j| i == j, opts.into())
     }
 
     /// Returns an `n x n` matrix of ones on and above diagonal `diagonal` (0 is the main
@@ -415,7 +466,7 @@ impl Tensor {
     /// As [`Tensor::zeros`].
     #[track_caller]
     pub fn triu(n: usize, diagonal: i64, opts: impl Into<TensorOptions>) -> Result<Tensor> {
-        Tensor::tri_impl(n, |i, j| sub(j, i) >= diagonal, opts.into())
+        Tensor::tri_impl("triu", n, |i, j| sub(j, i) >= diagonal, opts.into())
     }
 
     /// Returns an `n x n` matrix of ones on and below diagonal `diagonal` and zeros above, as
@@ -428,16 +479,19 @@ impl Tensor {
     /// As [`Tensor::zeros`].
     #[track_caller]
     pub fn tril(n: usize, diagonal: i64, opts: impl Into<TensorOptions>) -> Result<Tensor> {
-        Tensor::tri_impl(n, |i, j| sub(j, i) <= diagonal, opts.into())
+        Tensor::tri_impl("tril", n, |i, j| sub(j, i) <= diagonal, opts.into())
     }
 
     #[track_caller]
-    fn tri_impl(n: usize, f: impl Fn(usize, usize) -> bool, opts: TensorOptions) -> Result<Tensor> {
-        let vals: Vec<f64> = (0..n * n)
-            .map(|k| if f(k / n, k % n) { 1.0 } else { 0.0 })
-            .collect();
-        let data = CpuStorage::from_f64s(opts.dtype_or_f32(), &vals);
-        Tensor::from_cpu_storage(data, vec![n, n], opts.device)
+    fn tri_impl(
+        op: &'static str,
+        n: usize,
+        f: impl Fn(usize, usize) -> bool,
+        opts: TensorOptions,
+    ) -> Result<Tensor> {
+        let count = check_dims(op, &[n, n], opts.dtype_or_f32())?;
+        let g = |k: usize| if f(k / n, k % n) { 1.0 } else { 0.0 };
+        Tensor::from_f64_fn(op, count, g, vec![n, n], opts)
     }
 
     /// Returns samples from the uniform distribution on `[0, 1)`, as `torch.rand`. Uses the
@@ -452,12 +506,13 @@ impl Tensor {
     #[track_caller]
     pub fn rand(shape: impl Into<Shape>, opts: impl Into<TensorOptions>) -> Result<Tensor> {
         let (shape, opts) = (shape.into(), opts.into());
+        let n = check_dims("rand", shape.dims(), opts.dtype_or_f32())?;
         let vals = if opts.device.is_meta() {
             Vec::new()
         } else {
-            crate::rng::uniform(shape.elem_count())
+            crate::rng::uniform(n)?
         };
-        Tensor::random_impl(&shape, vals, opts)
+        Tensor::random_impl("rand", &shape, vals, opts)
     }
 
     /// Returns samples from the standard normal distribution, as `torch.randn`.
@@ -470,25 +525,31 @@ impl Tensor {
     #[track_caller]
     pub fn randn(shape: impl Into<Shape>, opts: impl Into<TensorOptions>) -> Result<Tensor> {
         let (shape, opts) = (shape.into(), opts.into());
+        let n = check_dims("randn", shape.dims(), opts.dtype_or_f32())?;
         let vals = if opts.device.is_meta() {
             Vec::new()
         } else {
-            crate::rng::normal(shape.elem_count())
+            crate::rng::normal(n)?
         };
-        Tensor::random_impl(&shape, vals, opts)
+        Tensor::random_impl("randn", &shape, vals, opts)
     }
 
     #[track_caller]
-    fn random_impl(shape: &Shape, vals: Vec<f32>, opts: TensorOptions) -> Result<Tensor> {
+    fn random_impl(
+        op: &'static str,
+        shape: &Shape,
+        vals: Vec<f32>,
+        opts: TensorOptions,
+    ) -> Result<Tensor> {
         let dtype = opts.dtype_or_f32();
         if !dtype.is_float() {
             return Err(Error::UnsupportedDType {
-                op: "rand",
+                op,
                 dtype,
                 device: opts.device,
             });
         }
-        let data = CpuStorage::from_f32s(dtype, vals);
+        let data = CpuStorage::from_f32s(op, dtype, vals)?;
         Tensor::from_cpu_storage(data, shape.dims().to_vec(), opts.device)
     }
 
@@ -499,8 +560,8 @@ impl Tensor {
     /// - output: `shape`, on `opts.device`.
     ///
     /// # Errors
-    /// [`Error::ElementCountMismatch`] if `data.len()` is not the shape's element count;
-    /// otherwise as [`Tensor::zeros`].
+    /// [`Error::ShapeOverflow`] for a shape too large to address; [`Error::ElementCountMismatch`]
+    /// if `data.len()` is not the shape's element count; otherwise as [`Tensor::zeros`].
     ///
     /// # Examples
     /// ```
@@ -516,10 +577,11 @@ impl Tensor {
         opts: impl Into<TensorOptions>,
     ) -> Result<Tensor> {
         let (shape, opts) = (shape.into(), opts.into());
-        if data.len() != shape.elem_count() {
+        let expected = check_dims("from_vec", shape.dims(), opts.dtype.unwrap_or(T::DTYPE))?;
+        if data.len() != expected {
             return Err(Error::ElementCountMismatch {
                 op: "from_vec",
-                expected: shape.elem_count(),
+                expected,
                 got: data.len(),
             });
         }
@@ -527,7 +589,7 @@ impl Tensor {
         if let Some(dtype) = opts.dtype {
             if dtype != T::DTYPE {
                 let l = Layout::contiguous(vec![storage.len()]);
-                storage = cpu::to_dtype(&storage, &l, dtype);
+                storage = cpu::to_dtype(&storage, &l, dtype)?;
             }
         }
         Tensor::from_cpu_storage(storage, shape.dims().to_vec(), opts.device)
@@ -552,7 +614,7 @@ impl Tensor {
     /// As [`Tensor::zeros`].
     #[track_caller]
     pub fn scalar(value: f64, opts: impl Into<TensorOptions>) -> Result<Tensor> {
-        Tensor::full_impl(&Shape::from(()), value, opts.into())
+        Tensor::full_impl("scalar", &Shape::from(()), value, opts.into())
     }
 
     // ------------------------------------------------------------------ *_like / new_*
@@ -563,7 +625,7 @@ impl Tensor {
     /// As [`Tensor::zeros`].
     #[track_caller]
     pub fn zeros_like(&self) -> Result<Tensor> {
-        Tensor::full_impl(&self.shape(), 0.0, self.options())
+        Tensor::full_impl("zeros_like", &self.shape(), 0.0, self.options())
     }
 
     /// Returns ones with the shape, dtype and device of `self`, as `torch.ones_like`.
@@ -572,7 +634,7 @@ impl Tensor {
     /// As [`Tensor::zeros`].
     #[track_caller]
     pub fn ones_like(&self) -> Result<Tensor> {
-        Tensor::full_impl(&self.shape(), 1.0, self.options())
+        Tensor::full_impl("ones_like", &self.shape(), 1.0, self.options())
     }
 
     /// Returns `value` everywhere, with the shape, dtype and device of `self`, as
@@ -582,7 +644,7 @@ impl Tensor {
     /// As [`Tensor::zeros`].
     #[track_caller]
     pub fn full_like(&self, value: f64) -> Result<Tensor> {
-        Tensor::full_impl(&self.shape(), value, self.options())
+        Tensor::full_impl("full_like", &self.shape(), value, self.options())
     }
 
     /// As [`Tensor::zeros_like`] (`torch.empty_like`).
@@ -591,7 +653,7 @@ impl Tensor {
     /// As [`Tensor::zeros`].
     #[track_caller]
     pub fn empty_like(&self) -> Result<Tensor> {
-        Tensor::full_impl(&self.shape(), 0.0, self.options())
+        Tensor::full_impl("empty_like", &self.shape(), 0.0, self.options())
     }
 
     /// Returns uniform samples with the shape, dtype and device of `self`, as `torch.rand_like`.
@@ -618,7 +680,7 @@ impl Tensor {
     /// As [`Tensor::zeros`].
     #[track_caller]
     pub fn new_zeros(&self, shape: impl Into<Shape>) -> Result<Tensor> {
-        Tensor::full_impl(&shape.into(), 0.0, self.options())
+        Tensor::full_impl("new_zeros", &shape.into(), 0.0, self.options())
     }
 
     /// Returns ones of `shape` with the dtype and device of `self`, as `x.new_ones(shape)`.
@@ -627,7 +689,7 @@ impl Tensor {
     /// As [`Tensor::zeros`].
     #[track_caller]
     pub fn new_ones(&self, shape: impl Into<Shape>) -> Result<Tensor> {
-        Tensor::full_impl(&shape.into(), 1.0, self.options())
+        Tensor::full_impl("new_ones", &shape.into(), 1.0, self.options())
     }
 
     /// Returns `value` in `shape` with the dtype and device of `self`, as `x.new_full`.
@@ -636,7 +698,7 @@ impl Tensor {
     /// As [`Tensor::zeros`].
     #[track_caller]
     pub fn new_full(&self, shape: impl Into<Shape>, value: f64) -> Result<Tensor> {
-        Tensor::full_impl(&shape.into(), value, self.options())
+        Tensor::full_impl("new_full", &shape.into(), value, self.options())
     }
 
     /// As [`Tensor::new_zeros`] (`x.new_empty`).
@@ -645,7 +707,7 @@ impl Tensor {
     /// As [`Tensor::zeros`].
     #[track_caller]
     pub fn new_empty(&self, shape: impl Into<Shape>) -> Result<Tensor> {
-        Tensor::full_impl(&shape.into(), 0.0, self.options())
+        Tensor::full_impl("new_empty", &shape.into(), 0.0, self.options())
     }
 
     /// Returns `data` in `shape` with the dtype and device of `self`, as `x.new_tensor(data)`.
@@ -776,7 +838,8 @@ impl Tensor {
     /// truncates toward zero and saturates; anything to bool is `!= 0`.
     ///
     /// # Errors
-    /// [`Error::Cuda`] for CUDA failures.
+    /// [`Error::ShapeOverflow`] if the shape does not fit in `dtype`'s wider elements;
+    /// [`Error::OutOfMemory`] if the host allocation fails; [`Error::Cuda`] for CUDA failures.
     #[track_caller]
     pub fn to_dtype(&self, dtype: DType) -> Result<Tensor> {
         let origin = caller();
@@ -784,6 +847,8 @@ impl Tensor {
             return Ok(self.clone());
         }
         let dims = self.dims().to_vec();
+        // A wider dtype needs more bytes for the same shape.
+        check_dims("to_dtype", &dims, dtype)?;
         let storage = match self.storage() {
             Storage::Meta => Storage::Meta,
             Storage::Cuda(c) => Storage::Cuda(cuda::to_dtype(c, self.layout(), dtype)?),
@@ -791,7 +856,7 @@ impl Tensor {
                 s.as_cpu().ok_or(Error::MetaData { op: "to_dtype" })?,
                 self.layout(),
                 dtype,
-            )),
+            )?),
         };
         Ok(Tensor::from_parts(
             storage,
@@ -818,9 +883,10 @@ impl Tensor {
             Storage::Meta => Storage::Meta,
             Storage::Cuda(c) => Storage::Cuda(cuda::contiguous(c, self.layout())?),
             s => Storage::Cpu(cpu::contiguous(
+                "contiguous",
                 s.as_cpu().ok_or(Error::MetaData { op: "contiguous" })?,
                 self.layout(),
-            )),
+            )?),
         };
         Ok(Tensor::from_parts(
             storage,
@@ -838,10 +904,7 @@ impl Tensor {
         match self.storage() {
             Storage::Meta => Err(Error::MetaData { op }),
             Storage::Cuda(c) => cuda::dtoh(c, self.layout()),
-            s => Ok(cpu::contiguous(
-                s.as_cpu().ok_or(Error::MetaData { op })?,
-                self.layout(),
-            )),
+            s => cpu::contiguous(op, s.as_cpu().ok_or(Error::MetaData { op })?, self.layout()),
         }
     }
 
@@ -891,6 +954,25 @@ impl Tensor {
             expected: 1,
             got: 0,
         })
+    }
+}
+
+/// Checks that an integer tensor of `dtype` can hold `value` after truncation toward zero
+/// (the conversion of [`Tensor::full`]): a NaN, an infinity or a value `as` would saturate
+/// would silently become another number.
+fn check_fill_value(op: &'static str, value: f64, dtype: DType) -> Result<()> {
+    // -2^63 and 2^63 are exact in f64.
+    #[allow(clippy::cast_precision_loss)]
+    let (lo, hi) = match dtype {
+        DType::I64 => (i64::MIN as f64, -(i64::MIN as f64)),
+        DType::U8 => (0.0, 256.0),
+        _ => return Ok(()),
+    };
+    let t = value.trunc();
+    if t.is_finite() && t >= lo && t < hi {
+        Ok(())
+    } else {
+        Err(Error::ScalarOutOfRange { op, value, dtype })
     }
 }
 

@@ -456,7 +456,126 @@ fn should_reuse_dropped_buffers_without_touching_live_tensors() {
     assert!(!live.same_storage(&next));
 }
 
+/// Runs every op on tensors with a zero dim on `dev`, and on meta, and checks dims, device
+/// and values against the CPU (on CUDA this takes the padded one-element allocations of empty
+/// storages through every kernel launcher, which must launch nothing).
+fn should_run_every_op_on_empty_tensors(dev: Device) {
+    for device in [dev, Device::Meta] {
+        let on = |t: Tensor| t.to(&device).unwrap();
+        let x = on(Tensor::zeros([2, 0, 3], Device::Cpu).unwrap());
+        let cpu = Tensor::zeros([2, 0, 3], Device::Cpu).unwrap();
+        let ids = on(Tensor::from_vec(Vec::<i64>::new(), 0, Device::Cpu).unwrap());
+        let cpu_ids = Tensor::from_vec(Vec::<i64>::new(), 0, Device::Cpu).unwrap();
+        let w = on(Tensor::ones([3], Device::Cpu).unwrap());
+        let cpu_w = Tensor::ones([3], Device::Cpu).unwrap();
+        let mask = x.gt(&x).unwrap();
+        let cases: Vec<(&str, Tensor, Tensor)> = vec![
+            ("add", x.add(&x).unwrap(), cpu.add(&cpu).unwrap()),
+            ("exp", x.exp().unwrap(), cpu.exp().unwrap()),
+            (
+                "affine",
+                x.affine(2.0, 1.0).unwrap(),
+                cpu.affine(2.0, 1.0).unwrap(),
+            ),
+            (
+                "to_dtype",
+                x.to_dtype(DType::I64).unwrap(),
+                cpu.to_dtype(DType::I64).unwrap(),
+            ),
+            (
+                "f16",
+                x.to_dtype(DType::F16).unwrap(),
+                cpu.to_dtype(DType::F16).unwrap(),
+            ),
+            (
+                "contiguous",
+                x.transpose(0, 2).unwrap().contiguous().unwrap(),
+                cpu.transpose(0, 2).unwrap().contiguous().unwrap(),
+            ),
+            (
+                "sum over the empty dim",
+                x.sum(1, false).unwrap(),
+                cpu.sum(1, false).unwrap(),
+            ),
+            ("mean", x.mean(0, true).unwrap(), cpu.mean(0, true).unwrap()),
+            ("max", x.max(2, false).unwrap(), cpu.max(2, false).unwrap()),
+            (
+                "argmax",
+                x.argmax(0, false).unwrap(),
+                cpu.argmax(0, false).unwrap(),
+            ),
+            ("softmax", x.softmax(-1).unwrap(), cpu.softmax(-1).unwrap()),
+            (
+                "layer_norm",
+                x.layer_norm(Some(&w), Some(&w), 1e-5).unwrap(),
+                cpu.layer_norm(Some(&cpu_w), Some(&cpu_w), 1e-5).unwrap(),
+            ),
+            (
+                "matmul",
+                x.matmul(&x.transpose(1, 2).unwrap()).unwrap(),
+                cpu.matmul(&cpu.transpose(1, 2).unwrap()).unwrap(),
+            ),
+            (
+                "matmul k=0",
+                x.transpose(1, 2).unwrap().matmul(&x).unwrap(),
+                cpu.transpose(1, 2).unwrap().matmul(&cpu).unwrap(),
+            ),
+            (
+                "cat",
+                Tensor::cat(&[&x, &x], 1).unwrap(),
+                Tensor::cat(&[&cpu, &cpu], 1).unwrap(),
+            ),
+            (
+                "index_select",
+                x.index_select(2, &ids).unwrap(),
+                cpu.index_select(2, &cpu_ids).unwrap(),
+            ),
+            (
+                "where",
+                mask.where_(&x, &x).unwrap(),
+                cpu.gt(&cpu).unwrap().where_(&cpu, &cpu).unwrap(),
+            ),
+            (
+                "masked_fill",
+                x.masked_fill(&mask, 1.0).unwrap(),
+                cpu.masked_fill(&cpu.gt(&cpu).unwrap(), 1.0).unwrap(),
+            ),
+            (
+                "narrow",
+                x.narrow(2, 1, 0).unwrap().contiguous().unwrap(),
+                cpu.narrow(2, 1, 0).unwrap().contiguous().unwrap(),
+            ),
+            ("eq", x.eq(&x).unwrap(), cpu.eq(&cpu).unwrap()),
+        ];
+        for (name, got, want) in cases {
+            assert_eq!(got.dims(), want.dims(), "{name}");
+            assert_eq!(got.device(), device, "{name}");
+            if !device.is_meta() {
+                let back = got.to(&Device::Cpu).unwrap();
+                assert_eq!(
+                    host(&back.to_dtype(DType::F32).unwrap()),
+                    host(&want.to_dtype(DType::F32).unwrap()),
+                    "{name}"
+                );
+            }
+        }
+        // Reductions over the empty dim of a non-empty output give the identities.
+        if !device.is_meta() {
+            assert_eq!(host(&x.sum(1, false).unwrap()), vec![0.0; 6]);
+            assert_eq!(
+                host(&x.transpose(1, 2).unwrap().matmul(&x).unwrap()),
+                vec![0.0; 18]
+            );
+            assert!(
+                x.max(1, false).is_err(),
+                "max over an empty dim is an error"
+            );
+        }
+    }
+}
+
 test_device!(
+    should_run_every_op_on_empty_tensors,
     should_embed_ids_of_any_shape,
     should_compute_half_precision_through_f32,
     should_do_integer_and_bool_arithmetic_where_defined,

@@ -77,7 +77,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
         for event in &func.events {
             // Arithmetic only: passing a mask to a function or a module is not combining it, and
             // an in-place `a *= b` keeps `a`'s dtype.
-            let EventKind::Op { operands, name } = &event.kind else {
+            let EventKind::Op { operands, name, .. } = &event.kind else {
                 continue;
             };
             if !is_arithmetic(name) {

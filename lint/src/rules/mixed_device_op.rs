@@ -88,7 +88,7 @@ impl Violation for MixedDeviceOp {
 pub(crate) fn check(checker: &mut Checker<'_>) {
     for (_, func) in checker.functions() {
         for event in &func.events {
-            let EventKind::Op { name, operands } = &event.kind else {
+            let EventKind::Op { name, operands, .. } = &event.kind else {
                 continue;
             };
             let resolved: Vec<_> = operands.iter().map(|o| (o, checker.resolve(o))).collect();

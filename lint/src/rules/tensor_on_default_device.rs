@@ -2,15 +2,20 @@ use std::collections::HashSet;
 
 use crate::checker::Checker;
 use crate::diagnostic::{Applicability, Edit, Fix};
-use crate::ir::{Device, EventKind, Span};
+use crate::engine::meets::{arg_for, is_generic_data, is_self_call, Partner};
+use crate::ir::{Arg, CallTarget, Device, EventKind, FileId, Function, Origin, Span, Value};
 use crate::rule::{declare_rule, Violation};
 use crate::utils::{device_name, written};
 
 declare_rule! {
     /// ## What it does
     /// Checks for tensors created on a hard-coded device (`Device::Cpu`, `Device::Cuda(0)`,
-    /// burn's `Default::default()`, tch's `Tensor::from_slice`) in a forward path that then meet
-    /// the input, or a tensor computed from it, in an op.
+    /// burn's `Default::default()`, tch's `Tensor::from_slice`, `PyTorch` factories without
+    /// `device=`) that meet a device-generic value in an op: the input of a forward path, any
+    /// tensor or device parameter of a function, the model's own device (`vb.device()`,
+    /// `self.device`), or anything computed from them. The meeting is followed through bindings,
+    /// returns and arguments: a tensor passed to a function of the tree whose parameter meets
+    /// such a value there (or deeper) is reported where it is created, with the calls in between.
     ///
     /// ## Why is this bad?
     /// The model works while it runs on that one device and fails as soon as the input lives
@@ -65,7 +70,8 @@ declare_rule! {
     /// Calls are followed by name: a helper is resolved to the functions of the linted tree with
     /// that name (methods of the same type for `self.f()`), so two same-named helpers with
     /// different behaviour hide each other. Devices stored on the model (`self.device`) are
-    /// trusted.
+    /// trusted. A function is taken as host-only code, and not checked, when every call of it
+    /// outside tests passes it tensors built on the host.
     ///
     /// ## Fix
     /// Unsafe (`--unsafe-fixes`): the device argument is rewritten to the input's device
@@ -80,19 +86,33 @@ declare_rule! {
         device: String,
         input: String,
         op: String,
+        /// For a tensor passed to a function of the tree: the calls down to the op.
+        via: Option<String>,
         python: bool,
     }
 }
 
 impl Violation for TensorOnDefaultDevice {
     fn message(&self) -> String {
-        format!(
-            "`{}` is created on `{}` in a forward path but meets input-derived `{}` in `{}`",
-            self.tensor, self.device, self.input, self.op
-        )
+        match &self.via {
+            None => format!(
+                "`{}` is created on `{}` but meets device-generic `{}` in `{}`",
+                self.tensor, self.device, self.input, self.op
+            ),
+            Some(via) => format!(
+                "`{}` is created on `{}` and passed to `{via}()`, where it meets `{}` in `{}`",
+                self.tensor, self.device, self.input, self.op
+            ),
+        }
     }
 
     fn help(&self) -> Option<String> {
+        if self.via.is_some() {
+            return Some(format!(
+                "create it on the device of `{}` (or move it there before the call)",
+                self.input
+            ));
+        }
         if self.python {
             return Some(format!(
                 "create it on the input's device: pass `device={}.device`",
@@ -165,68 +185,218 @@ fn device_keyword_fix(checker: &Checker<'_>, call: &Span, input: &str) -> Option
 pub(crate) fn check(checker: &mut Checker<'_>) {
     let mut seen = HashSet::new();
     for (index, func) in checker.functions() {
-        // Only forward paths: construction code may build on the host on purpose.
-        if !checker.is_forward(index) {
+        let here = (checker.file.id, u32::try_from(index).unwrap_or(u32::MAX));
+        // Host-only code (every caller passes it host-built tensors) may build on the host.
+        let forward = checker.is_forward(index);
+        if checker.program.is_host_only(here) {
             continue;
         }
+        let tree_calls = checker.program.tree_call_spans(func, checker.file.id);
         for event in &func.events {
-            let EventKind::Op { name, operands } = &event.kind else {
-                continue;
-            };
-            let resolved: Vec<_> = operands.iter().map(|o| (o, checker.resolve(o))).collect();
-            // One operand must come from the input...
-            let Some((input, _)) = resolved.iter().find(|(_, (d, _))| *d == Device::Input) else {
-                continue;
-            };
-            for (operand, (device, origin)) in &resolved {
-                // ...and another must have been created on a device written in the code.
-                let Some(origin) = origin else { continue };
-                if !device.is_hard_coded() || origin.is_transfer {
-                    continue;
-                }
-                if !seen.insert((origin.file, origin.span.clone())) {
-                    continue;
-                }
-                let local = origin.file == checker.file.id;
-                let span = match (&origin.device_span, local) {
-                    (Some(s), true) => s.clone(),
-                    (None, true) => origin.span.clone(),
-                    _ => operand.span.clone(),
-                };
-                let violation = TensorOnDefaultDevice {
-                    tensor: checker.text(&operand.span),
-                    device: written(origin).to_string(),
-                    input: checker.text(&input.span),
-                    op: name.clone(),
-                    python: checker.is_python(),
-                };
-                let elsewhere = checker.describe_origin(origin);
-                let (tensor, input) = (violation.tensor.clone(), violation.input.clone());
-                let fix = match (&origin.device_span, local) {
-                    (Some(device), true) => device_fix(checker, device, &input),
-                    // PyTorch's `torch.ones(n)`: add `device=x.device`.
-                    (None, true) if checker.is_python() => {
-                        device_keyword_fix(checker, &origin.span, &input)
-                    }
-                    _ => None,
-                };
-                let diagnostic = checker.report(&violation, span);
-                diagnostic.fix = fix;
-                diagnostic.label(
-                    event.span.clone(),
-                    format!("meets `{}` ({}) here", input, device_name(&Device::Input)),
-                );
-                if let Some(place) = elsewhere {
-                    diagnostic.label(
-                        operand.span.clone(),
-                        format!(
-                            "`{}` is created on `{}` at {place}",
-                            tensor,
-                            written(origin)
-                        ),
+            match &event.kind {
+                // A call of a function of the tree is judged by that function's summary.
+                // Outside a forward path, a callee of unknown kind is no evidence of a meeting.
+                EventKind::Op {
+                    name,
+                    operands,
+                    opaque,
+                } if !tree_calls.contains(&event.span) && (forward || !opaque) => {
+                    check_op(
+                        checker,
+                        &mut seen,
+                        func,
+                        forward,
+                        &event.span,
+                        name,
+                        operands,
                     );
                 }
+                EventKind::Call { target, args } if !args.is_empty() => {
+                    check_call(checker, &mut seen, forward, func, target, args);
+                }
+                _ => {}
             }
         }
     }
+}
+
+/// An op whose operands mix a hard-coded-device tensor with a device-generic one.
+fn check_op(
+    checker: &mut Checker<'_>,
+    seen: &mut HashSet<(FileId, Span)>,
+    func: &Function,
+    forward: bool,
+    at: &Span,
+    name: &str,
+    operands: &[Value],
+) {
+    let resolved: Vec<_> = operands.iter().map(|o| (o, checker.resolve(o))).collect();
+    // One operand must be device-generic (the input's, a parameter's or the model's device)...
+    let Some((input, (generic, _))) = resolved
+        .iter()
+        .find(|(o, (d, _))| is_generic_data(func, o, d, forward))
+    else {
+        return;
+    };
+    let generic = generic.clone();
+    for (operand, (device, origin)) in &resolved {
+        // ...and another must have been created on a device written in the code (model state
+        // built so is host-built-model-state's).
+        let Some(origin) = origin else { continue };
+        if matches!(operand.device, Device::Field(_)) {
+            continue;
+        }
+        if !device.is_hard_coded() || origin.is_transfer {
+            continue;
+        }
+        if !seen.insert((origin.file, origin.span.clone())) {
+            continue;
+        }
+        let violation = TensorOnDefaultDevice {
+            tensor: checker.text(&operand.span),
+            device: written(origin).to_string(),
+            input: checker.text(&input.span),
+            op: name.to_string(),
+            via: None,
+            python: checker.is_python(),
+        };
+        let (diagnostic, input) =
+            report_at_origin(checker, &violation, origin, &operand.span, input);
+        diagnostic.label(
+            at.clone(),
+            format!("meets `{input}` ({}) here", device_name(&generic)),
+        );
+    }
+}
+
+/// A call that passes a hard-coded-device tensor for a parameter that meets, inside the callee
+/// (or deeper), a device-generic value the caller also passes, or the model's own state.
+fn check_call(
+    checker: &mut Checker<'_>,
+    seen: &mut HashSet<(FileId, Span)>,
+    forward: bool,
+    func: &Function,
+    target: &CallTarget,
+    args: &[Arg],
+) {
+    let program = checker.program;
+    for callee in program.resolve_call(target, checker.file.id) {
+        let callee_fn = program.function(callee);
+        for meet in program.meets(callee) {
+            let Some(arg) = arg_for(args, callee_fn, meet.param) else {
+                continue;
+            };
+            let (device, origin) = checker.resolve(&arg.value);
+            let Some(origin) = origin else { continue };
+            if matches!(arg.value.device, Device::Field(_)) {
+                continue;
+            }
+            if !device.is_hard_coded() || origin.is_transfer {
+                continue;
+            }
+            let partner = match meet.partner {
+                Partner::Param(j) => {
+                    let Some(other) = arg_for(args, callee_fn, j) else {
+                        continue;
+                    };
+                    if !is_generic_data(
+                        func,
+                        &other.value,
+                        &checker.resolve(&other.value).0,
+                        forward,
+                    ) {
+                        continue;
+                    }
+                    checker.text(&other.value.span)
+                }
+                Partner::Model if is_self_call(target, func) => "the model's state".to_string(),
+                Partner::Model => continue,
+            };
+            if !seen.insert((origin.file, origin.span.clone())) {
+                continue;
+            }
+            let param = callee_fn
+                .params
+                .get(usize::from(meet.param))
+                .map_or_else(String::new, |p| p.name.clone());
+            let callee_name = crate::engine::meets::qualified_name(program, callee.0, callee_fn);
+            let witness = meet.witness.clone();
+            let violation = TensorOnDefaultDevice {
+                tensor: checker.text(&arg.value.span),
+                device: written(&origin).to_string(),
+                input: partner,
+                op: witness.op.clone(),
+                via: Some(witness.chain.join("()` → `")),
+                python: checker.is_python(),
+            };
+            let where_op = if witness.file == checker.file.id {
+                None
+            } else {
+                let file = program.file(witness.file);
+                let index = crate::diagnostic::LineIndex::new(&file.source);
+                let (line, col) = index.line_col(&file.source, witness.span.start);
+                Some(format!("{}:{line}:{col}", file.path.display()))
+            };
+            let local_op = where_op.is_none();
+            let (diagnostic, _) =
+                report_at_origin(checker, &violation, &origin, &arg.value.span, &arg.value);
+            diagnostic.label(
+                arg.value.span.clone(),
+                format!("passed as `{param}` to `{callee_name}()` here"),
+            );
+            if local_op {
+                diagnostic.label(
+                    witness.span.clone(),
+                    format!("meets it in `{}` here", witness.op),
+                );
+            } else if let Some(place) = where_op {
+                diagnostic.label(
+                    arg.value.span.clone(),
+                    format!("meets it in `{}` at {place}", witness.op),
+                );
+            }
+        }
+    }
+}
+
+/// Reports the violation at the tensor's creation (its device argument when written there, in
+/// this file) with the fix, and a label at `operand` when it was created in another file.
+fn report_at_origin<'c>(
+    checker: &'c mut Checker<'_>,
+    violation: &TensorOnDefaultDevice,
+    origin: &Origin,
+    operand: &Span,
+    input: &Value,
+) -> (&'c mut crate::diagnostic::Diagnostic, String) {
+    let local = origin.file == checker.file.id;
+    let span = match (&origin.device_span, local) {
+        (Some(s), true) => s.clone(),
+        (None, true) => origin.span.clone(),
+        _ => operand.clone(),
+    };
+    let elsewhere = checker.describe_origin(origin);
+    let input_text = checker.text(&input.span);
+    let fix = if violation.via.is_some() {
+        None
+    } else {
+        match (&origin.device_span, local) {
+            (Some(device), true) => device_fix(checker, device, &input_text),
+            // PyTorch's `torch.ones(n)`: add `device=x.device`.
+            (None, true) if checker.is_python() => {
+                device_keyword_fix(checker, &origin.span, &input_text)
+            }
+            _ => None,
+        }
+    };
+    let tensor = violation.tensor.clone();
+    let written = written(origin).to_string();
+    let diagnostic = checker.report(violation, span);
+    diagnostic.fix = fix;
+    if let Some(place) = elsewhere {
+        diagnostic.label(
+            operand.clone(),
+            format!("`{tensor}` is created on `{written}` at {place}"),
+        );
+    }
+    (diagnostic, input_text)
 }

@@ -1,7 +1,7 @@
 use std::collections::HashSet;
 
 use crate::checker::Checker;
-use crate::ir::{Device, EventKind};
+use crate::ir::{CallTarget, Device, EventKind};
 use crate::rule::{declare_rule, Violation};
 
 declare_rule! {
@@ -79,7 +79,8 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
     let file = checker.file;
     let mut reported = HashSet::new();
     for (_, init) in checker.functions() {
-        // `__init__` of a module class...
+        // `__init__` of a module class, and the methods of the class it calls (`self.
+        // _set_cos_sin_cache(..)`, transitively): construction code...
         let Some(class) = init.meta.self_type.as_deref() else {
             continue;
         };
@@ -89,7 +90,9 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
         let methods: Vec<usize> = (0..file.functions.len())
             .filter(|&i| file.functions[i].meta.self_type.as_deref() == Some(class))
             .collect();
-        for event in &init.events {
+        let construction = construction_methods(file, &methods, class);
+        let events = construction.iter().flat_map(|&i| &file.functions[i].events);
+        for event in events {
             // ...stores a tensor as a plain attribute...
             let EventKind::SetAttr {
                 attr,
@@ -114,7 +117,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             // ...or that another method manages itself (a placeholder replaced in `forward`)...
             let replaced = methods.iter().any(|&i| {
                 let f = &file.functions[i];
-                f.meta.name != "__init__"
+                !construction.contains(&i)
                     && f.events
                         .iter()
                         .any(|e| matches!(&e.kind, EventKind::SetAttr { attr: a, .. } if a == attr))
@@ -147,4 +150,38 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             );
         }
     }
+}
+
+/// The methods (indices into the file's functions) that construct an instance of `class`:
+/// `__init__` and the methods of the class it calls through `self`, transitively.
+fn construction_methods(file: &crate::ir::File, methods: &[usize], class: &str) -> Vec<usize> {
+    let mut out: Vec<usize> = methods
+        .iter()
+        .copied()
+        .filter(|&i| file.functions[i].meta.name == "__init__")
+        .collect();
+    let mut next = 0;
+    while next < out.len() {
+        let f = &file.functions[out[next]];
+        next += 1;
+        for event in &f.events {
+            let EventKind::Call {
+                target: CallTarget::Method { self_type, name },
+                ..
+            } = &event.kind
+            else {
+                continue;
+            };
+            if self_type != class {
+                continue;
+            }
+            for &i in methods {
+                let callee = &file.functions[i];
+                if callee.meta.name == *name && !out.contains(&i) && callee.meta.name != "forward" {
+                    out.push(i);
+                }
+            }
+        }
+    }
+    out
 }

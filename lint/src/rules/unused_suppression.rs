@@ -4,8 +4,9 @@ use crate::rule::{declare_rule, Violation};
 declare_rule! {
     /// ## What it does
     /// Checks for suppression comments (`// placer: allow(...)`, `allow-file(...)`, and in
-    /// Python `# placer: allow(...)` or `# noqa: P101`) that suppress nothing: the rule they name
-    /// ran and reported nothing on that line (or in that file), or the rule does not exist.
+    /// Python `# placer: allow(...)`) that suppress nothing: the rule they name ran and reported
+    /// nothing on that line (or in that file), or the rule does not exist. `# noqa: P101` is
+    /// honoured but never judged: other tools share that comment and may own the same code.
     ///
     /// ## Why is this bad?
     /// A stale suppression hides the next real finding on that line: after the code changes, a
@@ -34,7 +35,8 @@ declare_rule! {
     /// ```
     ///
     /// ## Fix
-    /// Removing the selector (or the whole comment) is safe.
+    /// Removing the selector is safe; when no selector is left, `placer: allow(..)` goes, and the
+    /// whole comment only if nothing else (another tool's comment, a note) is in it.
     ///
     /// ## References
     /// - [ruff `RUF100`](https://docs.astral.sh/ruff/rules/unused-noqa/)

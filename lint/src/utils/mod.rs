@@ -12,7 +12,7 @@ pub(crate) fn device_name(device: &Device) -> String {
         Device::BackendDefault => "the backend's default device".to_string(),
         Device::Input => "the input's device".to_string(),
         Device::Cached => "the model's device".to_string(),
-        Device::Unknown | Device::Call(_) => "an unknown device".to_string(),
+        Device::Unknown | Device::Call(_) | Device::Field(_) => "an unknown device".to_string(),
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::{common_device, internal, on_device};
 use crate::error::{Error, Result};
-use crate::shape::{broadcast_shape, Dim};
+use crate::shape::{broadcast_shape, check_dims, Dim};
 use crate::storage::{cpu, cuda, Storage};
 use crate::tensor::{caller, Origin, Tensor};
 use crate::DType;
@@ -17,7 +17,9 @@ impl Tensor {
     ///
     /// # Errors
     /// [`Error::DeviceMismatch`]; [`Error::DTypeMismatch`] if the condition is not bool or the
-    /// branches differ; [`Error::ShapeMismatch`] if the shapes don't broadcast.
+    /// branches differ; [`Error::ShapeMismatch`] if the shapes don't broadcast;
+    /// [`Error::ShapeOverflow`] if the broadcast shape is too large to address;
+    /// [`Error::OutOfMemory`] if the host allocation fails.
     #[track_caller]
     pub fn where_(&self, on_true: &Tensor, on_false: &Tensor) -> Result<Tensor> {
         self.where_impl(on_true, on_false, "where", caller())
@@ -48,6 +50,7 @@ impl Tensor {
         }
         let dims = broadcast_shape(op, self.dims(), on_true.dims())?;
         let dims = broadcast_shape(op, &dims, on_false.dims())?;
+        check_dims(op, &dims, dtype)?;
         let c = on_device(self, device, origin)?;
         let a = on_device(on_true, device, origin)?;
         let b = on_device(on_false, device, origin)?;
@@ -75,7 +78,9 @@ impl Tensor {
     ///
     /// # Errors
     /// [`Error::DeviceMismatch`] if `mask` is on another device; [`Error::DTypeMismatch`] if
-    /// it is not bool; [`Error::ShapeMismatch`].
+    /// it is not bool; [`Error::ShapeMismatch`]; [`Error::ShapeOverflow`];
+    /// [`Error::OutOfMemory`]; [`Error::ScalarOutOfRange`] for an integer tensor and a value
+    /// it cannot hold (NaN, infinite, or saturated by the conversion, as in [`Tensor::full`]).
     #[track_caller]
     pub fn masked_fill(&self, mask: &Tensor, value: f64) -> Result<Tensor> {
         let origin = caller();
@@ -91,7 +96,8 @@ impl Tensor {
         device: crate::Device,
         origin: Option<Origin>,
     ) -> Result<Tensor> {
-        Ok(Tensor::full([], value, (dtype, device))?.with_origin(origin))
+        let opts = crate::TensorOptions::from((dtype, device));
+        Ok(Tensor::full_impl("masked_fill", &().into(), value, opts)?.with_origin(origin))
     }
 
     /// Returns the tensors joined along `dim`, as `torch.cat(tensors, dim)`.
@@ -102,7 +108,9 @@ impl Tensor {
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for an empty list; [`Error::DeviceMismatch`];
-    /// [`Error::DTypeMismatch`]; [`Error::ShapeMismatch`]; [`Error::DimOutOfRange`].
+    /// [`Error::DTypeMismatch`]; [`Error::ShapeMismatch`]; [`Error::DimOutOfRange`];
+    /// [`Error::ShapeOverflow`] if the joined shape is too large to address;
+    /// [`Error::OutOfMemory`] if the host allocation fails.
     #[track_caller]
     pub fn cat(tensors: &[&Tensor], dim: impl Dim) -> Result<Tensor> {
         let origin = caller();
@@ -138,8 +146,15 @@ impl Tensor {
                     rhs: t.dims().into(),
                 });
             }
-            dims[d] += t.dims()[d];
+            dims[d] = dims[d]
+                .checked_add(t.dims()[d])
+                .ok_or_else(|| Error::ShapeOverflow {
+                    op,
+                    dims: dims.clone().into(),
+                    dtype: first.dtype(),
+                })?;
         }
+        check_dims(op, &dims, first.dtype())?;
         let moved: Vec<Tensor> = tensors
             .iter()
             .map(|t| on_device(t, device, origin))
@@ -186,7 +201,9 @@ impl Tensor {
     /// # Errors
     /// [`Error::DeviceMismatch`] if `indices` is on another device; [`Error::DTypeMismatch`] if
     /// it is not i64; [`Error::RankMismatch`] if it is not 1-D; [`Error::IndexOutOfRange`]
-    /// (checked on the host: on CUDA this reads the indices back, a synchronising copy).
+    /// (checked on the host: on CUDA this reads the indices back, a synchronising copy);
+    /// [`Error::ShapeOverflow`] if the output shape is too large to address;
+    /// [`Error::OutOfMemory`] if the host allocation fails.
     #[track_caller]
     pub fn index_select(&self, dim: impl Dim, indices: &Tensor) -> Result<Tensor> {
         self.index_select_impl(dim, indices, "index_select", caller())
@@ -218,6 +235,7 @@ impl Tensor {
         let idx = on_device(indices, device, origin)?;
         let mut dims = self.dims().to_vec();
         dims[d] = idx.elem_count();
+        check_dims(op, &dims, self.dtype())?;
         let storage = match (self.storage(), idx.storage()) {
             (Storage::Meta, _) => Storage::Meta,
             (Storage::Cuda(x), Storage::Cuda(i)) => Storage::Cuda(cuda::index_select(

@@ -2,15 +2,17 @@
 
 use super::{check_same_dtype, common_device, internal};
 use crate::error::{Error, Result};
-use crate::shape::broadcast_shape;
+use crate::shape::{broadcast_shape, check_dims};
 use crate::storage::{cpu_matmul, cuda, Storage};
 use crate::tensor::{caller, Tensor};
 
 impl Tensor {
     /// Returns the matrix product, batched over leading dims that broadcast, as
     /// `torch.matmul` for operands of rank 2 or more. CPU: `gemm` (f16 natively, bf16 through
-    /// f32); CUDA: cuBLAS (f32, f16 and bf16 with f32 accumulation). Transposed views are read
-    /// in place, without copies.
+    /// f32), which reads transposed and broadcast views in place, without copies. CUDA: cuBLAS
+    /// (f32, f16 and bf16 with f32 accumulation) on contiguous `[batch, m, k]` and
+    /// `[batch, k, n]` buffers: both operands are copied into such buffers first (broadcast
+    /// batch dims materialised), so a transposed or broadcast operand costs a copy.
     ///
     /// # Shapes
     /// - self: `[...a, m, k]`, rhs: `[...b, k, n]`
@@ -19,7 +21,9 @@ impl Tensor {
     /// # Errors
     /// [`Error::DeviceMismatch`]; [`Error::DTypeMismatch`]; [`Error::RankMismatch`] if either
     /// operand has rank < 2; [`Error::ShapeMismatch`] if the inner dims differ or the batch dims
-    /// don't broadcast; [`Error::UnsupportedDType`] for integer and bool tensors.
+    /// don't broadcast; [`Error::ShapeOverflow`] if an operand broadcast to the batch dims, or
+    /// the output, is too large to address; [`Error::OutOfMemory`] if the host allocation
+    /// fails; [`Error::UnsupportedDType`] for integer and bool tensors.
     ///
     /// # Examples
     /// ```
@@ -62,6 +66,11 @@ impl Tensor {
         da.extend([m, k]);
         let mut db = batch.clone();
         db.extend([k, n]);
+        let mut dims = batch;
+        dims.extend([m, n]);
+        for d in [&da, &db, &dims] {
+            check_dims(op, d, dtype)?;
+        }
         let la = self.layout().broadcast_as(op, &da)?;
         let lb = rhs.layout().broadcast_as(op, &db)?;
         let storage = match (self.storage(), rhs.storage()) {
@@ -72,8 +81,6 @@ impl Tensor {
                 _ => return Err(internal(op)),
             },
         };
-        let mut dims = batch;
-        dims.extend([m, n]);
         Ok(Tensor::from_parts(storage, dims, dtype, device, origin))
     }
 }

@@ -2,7 +2,7 @@
 
 use super::{common_device, cuda_via_f32, internal, ReduceOp};
 use crate::error::{Error, Result};
-use crate::shape::{Dim, Layout};
+use crate::shape::{check_dims, Dim, Layout};
 use crate::storage::{cpu, cuda, Storage};
 use crate::tensor::{caller, Origin, Tensor};
 use crate::DType;
@@ -16,7 +16,8 @@ impl Tensor {
     /// - output: `[..., 1, ...]` with `keepdim`, `[..., ...]` without; on the same device.
     ///
     /// # Errors
-    /// [`Error::DimOutOfRange`].
+    /// [`Error::DimOutOfRange`]; [`Error::ShapeOverflow`] if the i64 output of a u8/bool sum
+    /// is too large to address; [`Error::OutOfMemory`] if the host allocation fails.
     #[track_caller]
     pub fn sum(&self, dim: impl Dim, keepdim: bool) -> Result<Tensor> {
         self.reduce_impl(ReduceOp::Sum, dim, keepdim, caller())
@@ -96,6 +97,13 @@ impl Tensor {
             return Ok(out.with_origin(origin));
         }
         let mut dims = self.dims().to_vec();
+        if keepdim {
+            dims[d] = 1;
+        } else {
+            dims.remove(d);
+        }
+        // i64 sums and indices are wider than u8/bool inputs.
+        check_dims(op.name(), &dims, out_dtype)?;
         let storage = match self.storage() {
             Storage::Meta => Storage::Meta,
             Storage::Cuda(x) => Storage::Cuda(cuda::reduce(op, x, self.layout(), d)?),
@@ -106,11 +114,6 @@ impl Tensor {
                 d,
             )?),
         };
-        if keepdim {
-            dims[d] = 1;
-        } else {
-            dims.remove(d);
-        }
         Ok(Tensor::from_parts(storage, dims, out_dtype, device, origin))
     }
 
@@ -158,7 +161,8 @@ impl Tensor {
 
     /// Returns layer normalisation over the last dim, as
     /// `torch.nn.functional.layer_norm(x, [d], weight, bias, eps)`:
-    /// `(x - mean) / sqrt(var + eps) * weight + bias`, with the biased variance.
+    /// `(x - mean) / sqrt(var + eps) * weight + bias`, with the biased variance. On CUDA the
+    /// input, the weight and the bias are each copied into a contiguous buffer first.
     ///
     /// # Shapes
     /// - self: `[..., d]`; weight, bias: `[d]`

@@ -2,7 +2,7 @@
 //! non-contiguous data, as in PyTorch).
 
 use crate::error::{Error, Result};
-use crate::shape::{Dim, Layout, Shape};
+use crate::shape::{check_dims, Dim, Layout, Shape};
 use crate::tensor::{caller, Tensor};
 
 impl Tensor {
@@ -13,15 +13,17 @@ impl Tensor {
     /// - output: `shape` (same element count), on the same device.
     ///
     /// # Errors
+    /// [`Error::ShapeOverflow`] if `shape` is too large to address;
     /// [`Error::ElementCountMismatch`] if the element counts differ.
     #[track_caller]
     pub fn reshape(&self, shape: impl Into<Shape>) -> Result<Tensor> {
         let origin = caller();
         let shape = shape.into();
-        if shape.elem_count() != self.elem_count() {
+        let expected = check_dims("reshape", shape.dims(), self.dtype())?;
+        if expected != self.elem_count() {
             return Err(Error::ElementCountMismatch {
                 op: "reshape",
-                expected: shape.elem_count(),
+                expected,
                 got: self.elem_count(),
             });
         }
@@ -131,7 +133,14 @@ impl Tensor {
         }
         let mut l = self.layout().clone();
         if len > 0 {
-            l.offset += start * l.strides[d];
+            l.offset = start
+                .checked_mul(l.strides[d])
+                .and_then(|o| o.checked_add(l.offset))
+                .ok_or_else(|| Error::ShapeOverflow {
+                    op: "narrow",
+                    dims: self.dims().into(),
+                    dtype: self.dtype(),
+                })?;
         }
         l.dims[d] = len;
         Ok(self.view(l, origin))
@@ -144,11 +153,14 @@ impl Tensor {
     /// - output: `shape`, on the same device.
     ///
     /// # Errors
-    /// [`Error::ShapeMismatch`] if `self` does not broadcast to `shape`.
+    /// [`Error::ShapeMismatch`] if `self` does not broadcast to `shape`;
+    /// [`Error::ShapeOverflow`] if `shape` is too large to address (a view allocates nothing,
+    /// but ops on it would).
     #[track_caller]
     pub fn broadcast_as(&self, shape: impl Into<Shape>) -> Result<Tensor> {
         let origin = caller();
         let shape = shape.into();
+        check_dims("broadcast_as", shape.dims(), self.dtype())?;
         let l = self.layout().broadcast_as("broadcast_as", shape.dims())?;
         Ok(self.view(l, origin))
     }
@@ -159,13 +171,24 @@ impl Tensor {
     /// - output: rank + 1, on the same device.
     ///
     /// # Errors
-    /// [`Error::DimOutOfRange`] unless `dim` is in `-(rank+1)..=rank`.
+    /// [`Error::DimOutOfRange`] unless `dim` is in `-(rank+1)..=rank`;
+    /// [`Error::ShapeOverflow`] if the new dim's stride overflows (no checked tensor has such
+    /// strides).
     #[track_caller]
     pub fn unsqueeze(&self, dim: impl Dim) -> Result<Tensor> {
         let origin = caller();
         let d = dim.to_index_plus_one(self.rank(), "unsqueeze")?;
         let mut l = self.layout().clone();
-        let stride = l.strides.get(d).map_or(1, |&s| s * l.dims[d]);
+        let stride = match l.strides.get(d) {
+            Some(&s) => s
+                .checked_mul(l.dims[d])
+                .ok_or_else(|| Error::ShapeOverflow {
+                    op: "unsqueeze",
+                    dims: self.dims().into(),
+                    dtype: self.dtype(),
+                })?,
+            None => 1,
+        };
         l.dims.insert(d, 1);
         l.strides.insert(d, stride);
         Ok(self.view(l, origin))

@@ -59,6 +59,25 @@ macro_rules! map_cpu {
     };
 }
 
+/// An empty vector with room for `n` elements, or [`Error::OutOfMemory`] when the host cannot
+/// provide it (instead of aborting the process, as `Vec::with_capacity` would).
+pub(crate) fn try_vec<T>(op: &'static str, n: usize) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| Error::OutOfMemory {
+        op,
+        bytes: n.saturating_mul(std::mem::size_of::<T>()),
+        device: Device::Cpu,
+    })?;
+    Ok(v)
+}
+
+/// `n` copies of `value`, allocated fallibly.
+fn try_filled<T: Clone>(op: &'static str, n: usize, value: T) -> Result<Vec<T>> {
+    let mut v = try_vec(op, n)?;
+    v.resize(n, value);
+    Ok(v)
+}
+
 fn unsupported(op: &'static str, dtype: DType) -> Error {
     Error::UnsupportedDType {
         op,
@@ -84,78 +103,96 @@ impl CpuStorage {
     }
 
     /// A storage of `n` copies of `value` converted to `dtype`.
-    pub(crate) fn full(dtype: DType, n: usize, value: f64) -> CpuStorage {
-        fn f<T: WithDType>(n: usize, v: f64) -> Vec<T> {
-            vec![T::from_f64(v); n]
+    pub(crate) fn full(op: &'static str, dtype: DType, n: usize, value: f64) -> Result<Self> {
+        fn f<T: WithDType>(op: &'static str, n: usize, v: f64) -> Result<Vec<T>> {
+            try_filled(op, n, T::from_f64(v))
         }
-        match dtype {
-            DType::F32 => CpuStorage::F32(f(n, value)),
-            DType::F16 => CpuStorage::F16(f(n, value)),
-            DType::BF16 => CpuStorage::BF16(f(n, value)),
-            DType::I64 => CpuStorage::I64(f(n, value)),
-            DType::U8 => CpuStorage::U8(f(n, value)),
-            DType::Bool => CpuStorage::Bool(f(n, value)),
-        }
+        Ok(match dtype {
+            DType::F32 => CpuStorage::F32(f(op, n, value)?),
+            DType::F16 => CpuStorage::F16(f(op, n, value)?),
+            DType::BF16 => CpuStorage::BF16(f(op, n, value)?),
+            DType::I64 => CpuStorage::I64(f(op, n, value)?),
+            DType::U8 => CpuStorage::U8(f(op, n, value)?),
+            DType::Bool => CpuStorage::Bool(f(op, n, value)?),
+        })
     }
 
     /// Converts host `f64` values to `dtype`.
-    pub(crate) fn from_f64s(dtype: DType, vals: &[f64]) -> CpuStorage {
-        fn f<T: WithDType>(v: &[f64]) -> Vec<T> {
-            v.iter().map(|&x| T::from_f64(x)).collect()
+    pub(crate) fn from_f64s(op: &'static str, dtype: DType, vals: &[f64]) -> Result<Self> {
+        fn f<T: WithDType>(op: &'static str, v: &[f64]) -> Result<Vec<T>> {
+            let mut out = try_vec(op, v.len())?;
+            out.extend(v.iter().map(|&x| T::from_f64(x)));
+            Ok(out)
         }
-        match dtype {
-            DType::F32 => CpuStorage::F32(f(vals)),
-            DType::F16 => CpuStorage::F16(f(vals)),
-            DType::BF16 => CpuStorage::BF16(f(vals)),
-            DType::I64 => CpuStorage::I64(f(vals)),
-            DType::U8 => CpuStorage::U8(f(vals)),
-            DType::Bool => CpuStorage::Bool(f(vals)),
-        }
+        Ok(match dtype {
+            DType::F32 => CpuStorage::F32(f(op, vals)?),
+            DType::F16 => CpuStorage::F16(f(op, vals)?),
+            DType::BF16 => CpuStorage::BF16(f(op, vals)?),
+            DType::I64 => CpuStorage::I64(f(op, vals)?),
+            DType::U8 => CpuStorage::U8(f(op, vals)?),
+            DType::Bool => CpuStorage::Bool(f(op, vals)?),
+        })
     }
 
     /// Converts host `f32` values to `dtype`.
-    pub(crate) fn from_f32s(dtype: DType, vals: Vec<f32>) -> CpuStorage {
-        fn f<T: WithDType>(v: &[f32]) -> Vec<T> {
-            v.iter().map(|&x| T::from_f32(x)).collect()
+    pub(crate) fn from_f32s(op: &'static str, dtype: DType, vals: Vec<f32>) -> Result<Self> {
+        fn f<T: WithDType>(op: &'static str, v: &[f32]) -> Result<Vec<T>> {
+            let mut out = try_vec(op, v.len())?;
+            out.extend(v.iter().map(|&x| T::from_f32(x)));
+            Ok(out)
         }
-        match dtype {
+        Ok(match dtype {
             DType::F32 => CpuStorage::F32(vals),
-            DType::F16 => CpuStorage::F16(f(&vals)),
-            DType::BF16 => CpuStorage::BF16(f(&vals)),
-            DType::I64 => CpuStorage::I64(f(&vals)),
-            DType::U8 => CpuStorage::U8(f(&vals)),
-            DType::Bool => CpuStorage::Bool(f(&vals)),
-        }
+            DType::F16 => CpuStorage::F16(f(op, &vals)?),
+            DType::BF16 => CpuStorage::BF16(f(op, &vals)?),
+            DType::I64 => CpuStorage::I64(f(op, &vals)?),
+            DType::U8 => CpuStorage::U8(f(op, &vals)?),
+            DType::Bool => CpuStorage::Bool(f(op, &vals)?),
+        })
     }
 }
 
 // ---------------------------------------------------------------- elementwise helpers
 
-pub(crate) fn map<T, U, F>(data: &[T], l: &Layout, f: F) -> Vec<U>
+/// `f` of every element of `l`, in row-major order, into a fallibly allocated vector (the
+/// allocation comes first, so a huge broadcast view fails at once instead of looping).
+pub(crate) fn map<T, U, F>(op: &'static str, data: &[T], l: &Layout, f: F) -> Result<Vec<U>>
 where
     T: Copy + Sync,
     U: Send,
     F: Fn(T) -> U + Sync + Send,
 {
+    let mut out = try_vec(op, l.elem_count())?;
     if let Some(r) = l.contiguous_range() {
         let s = &data[r];
         if s.len() >= PAR_THRESHOLD {
-            s.par_iter().map(|&x| f(x)).collect()
+            // Fills the reserved capacity in place (no reallocation).
+            s.par_iter().map(|&x| f(x)).collect_into_vec(&mut out);
         } else {
-            s.iter().map(|&x| f(x)).collect()
+            out.extend(s.iter().map(|&x| f(x)));
         }
     } else {
-        l.offsets().map(|o| f(data[o])).collect()
+        out.extend(l.offsets().map(|o| f(data[o])));
     }
+    Ok(out)
 }
 
-pub(crate) fn zip<T, U, V, F>(a: &[T], la: &Layout, b: &[U], lb: &Layout, f: F) -> Vec<V>
+/// `f` of the pairs of elements of two layouts of the same dims, in row-major order.
+pub(crate) fn zip<T, U, V, F>(
+    op: &'static str,
+    a: &[T],
+    la: &Layout,
+    b: &[U],
+    lb: &Layout,
+    f: F,
+) -> Result<Vec<V>>
 where
     T: Copy + Sync,
     U: Copy + Sync,
     V: Send,
     F: Fn(T, U) -> V + Sync + Send,
 {
+    let mut out = try_vec(op, la.elem_count())?;
     match (la.contiguous_range(), lb.contiguous_range()) {
         (Some(ra), Some(rb)) => {
             let (a, b) = (&a[ra], &b[rb]);
@@ -163,9 +200,9 @@ where
                 a.par_iter()
                     .zip(b.par_iter())
                     .map(|(&x, &y)| f(x, y))
-                    .collect()
+                    .collect_into_vec(&mut out);
             } else {
-                a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect()
+                out.extend(a.iter().zip(b).map(|(&x, &y)| f(x, y)));
             }
         }
         (Some(ra), None) if trailing_block(lb).is_some() => {
@@ -173,18 +210,13 @@ where
             let (start, block) = trailing_block(lb).unwrap_or((0, 1));
             let a = &a[ra];
             let b = &b[start..start + block];
-            let mut out = Vec::with_capacity(a.len());
             for chunk in a.chunks(block) {
                 out.extend(chunk.iter().zip(b).map(|(&x, &y)| f(x, y)));
             }
-            out
         }
-        _ => la
-            .offsets()
-            .zip(lb.offsets())
-            .map(|(i, j)| f(a[i], b[j]))
-            .collect(),
+        _ => out.extend(la.offsets().zip(lb.offsets()).map(|(i, j)| f(a[i], b[j]))),
     }
+    Ok(out)
 }
 
 /// When `l` is leading broadcast dims (stride 0) over a contiguous trailing block, returns
@@ -201,35 +233,45 @@ fn trailing_block(l: &Layout) -> Option<(usize, usize)> {
 }
 
 fn zip3<A, B, C, V, F>(
+    op: &'static str,
     (a, la): (&[A], &Layout),
     (b, lb): (&[B], &Layout),
     (c, lc): (&[C], &Layout),
     f: F,
-) -> Vec<V>
+) -> Result<Vec<V>>
 where
     A: Copy,
     B: Copy,
     C: Copy,
     F: Fn(A, B, C) -> V,
 {
-    la.offsets()
-        .zip(lb.offsets())
-        .zip(lc.offsets())
-        .map(|((i, j), k)| f(a[i], b[j], c[k]))
-        .collect()
+    let mut out = try_vec(op, la.elem_count())?;
+    out.extend(
+        la.offsets()
+            .zip(lb.offsets())
+            .zip(lc.offsets())
+            .map(|((i, j), k)| f(a[i], b[j], c[k])),
+    );
+    Ok(out)
 }
 
 /// Copies the elements of `l` into a new contiguous vector.
-pub(crate) fn contiguous_vec<T: Copy + Send + Sync>(data: &[T], l: &Layout) -> Vec<T> {
+pub(crate) fn contiguous_vec<T: Copy + Send + Sync>(
+    op: &'static str,
+    data: &[T],
+    l: &Layout,
+) -> Result<Vec<T>> {
+    let mut out = try_vec(op, l.elem_count())?;
     if let Some(r) = l.contiguous_range() {
-        data[r].to_vec()
+        out.extend_from_slice(&data[r]);
     } else {
-        l.offsets().map(|o| data[o]).collect()
+        out.extend(l.offsets().map(|o| data[o]));
     }
+    Ok(out)
 }
 
-pub(crate) fn contiguous(s: &CpuStorage, l: &Layout) -> CpuStorage {
-    map_cpu!(s, |v| contiguous_vec(v, l))
+pub(crate) fn contiguous(op: &'static str, s: &CpuStorage, l: &Layout) -> Result<CpuStorage> {
+    Ok(map_cpu!(s, |v| contiguous_vec(op, v, l)?))
 }
 
 // ---------------------------------------------------------------- arithmetic
@@ -289,14 +331,21 @@ fn nan_min<T: PartialOrd + Copy>(a: T, b: T) -> T {
     }
 }
 
-fn binary_typed<T: Arith>(op: BinaryOp, a: &[T], la: &Layout, b: &[T], lb: &Layout) -> Vec<T> {
+fn binary_typed<T: Arith>(
+    op: BinaryOp,
+    a: &[T],
+    la: &Layout,
+    b: &[T],
+    lb: &Layout,
+) -> Result<Vec<T>> {
+    let name = op.name();
     match op {
-        BinaryOp::Add => zip(a, la, b, lb, T::add),
-        BinaryOp::Sub => zip(a, la, b, lb, T::sub),
-        BinaryOp::Mul => zip(a, la, b, lb, T::mul),
-        BinaryOp::Div => zip(a, la, b, lb, T::div),
-        BinaryOp::Maximum => zip(a, la, b, lb, nan_max),
-        BinaryOp::Minimum => zip(a, la, b, lb, nan_min),
+        BinaryOp::Add => zip(name, a, la, b, lb, T::add),
+        BinaryOp::Sub => zip(name, a, la, b, lb, T::sub),
+        BinaryOp::Mul => zip(name, a, la, b, lb, T::mul),
+        BinaryOp::Div => zip(name, a, la, b, lb, T::div),
+        BinaryOp::Maximum => zip(name, a, la, b, lb, nan_max),
+        BinaryOp::Minimum => zip(name, a, la, b, lb, nan_min),
     }
 }
 
@@ -341,18 +390,25 @@ pub(crate) fn binary(
     lb: &Layout,
 ) -> Result<CpuStorage> {
     Ok(match (a, b) {
-        (CpuStorage::F32(a), CpuStorage::F32(b)) => CpuStorage::F32(
-            binary_f32_pooled(op, a, la, b, lb).unwrap_or_else(|| binary_typed(op, a, la, b, lb)),
-        ),
-        (CpuStorage::F16(a), CpuStorage::F16(b)) => CpuStorage::F16(binary_typed(op, a, la, b, lb)),
-        (CpuStorage::BF16(a), CpuStorage::BF16(b)) => {
-            CpuStorage::BF16(binary_typed(op, a, la, b, lb))
+        (CpuStorage::F32(a), CpuStorage::F32(b)) => {
+            CpuStorage::F32(match binary_f32_pooled(op, a, la, b, lb) {
+                Some(v) => v,
+                None => binary_typed(op, a, la, b, lb)?,
+            })
         }
-        (CpuStorage::I64(a), CpuStorage::I64(b)) => CpuStorage::I64(binary_typed(op, a, la, b, lb)),
-        (CpuStorage::U8(a), CpuStorage::U8(b)) => CpuStorage::U8(binary_typed(op, a, la, b, lb)),
+        (CpuStorage::F16(a), CpuStorage::F16(b)) => {
+            CpuStorage::F16(binary_typed(op, a, la, b, lb)?)
+        }
+        (CpuStorage::BF16(a), CpuStorage::BF16(b)) => {
+            CpuStorage::BF16(binary_typed(op, a, la, b, lb)?)
+        }
+        (CpuStorage::I64(a), CpuStorage::I64(b)) => {
+            CpuStorage::I64(binary_typed(op, a, la, b, lb)?)
+        }
+        (CpuStorage::U8(a), CpuStorage::U8(b)) => CpuStorage::U8(binary_typed(op, a, la, b, lb)?),
         (CpuStorage::Bool(a), CpuStorage::Bool(b)) => CpuStorage::Bool(match op {
-            BinaryOp::Maximum => zip(a, la, b, lb, |x, y| x | y),
-            BinaryOp::Minimum => zip(a, la, b, lb, |x, y| x & y),
+            BinaryOp::Maximum => zip(op.name(), a, la, b, lb, |x, y| x | y)?,
+            BinaryOp::Minimum => zip(op.name(), a, la, b, lb, |x, y| x & y)?,
             _ => return Err(unsupported(op.name(), DType::Bool)),
         }),
         _ => {
@@ -365,14 +421,21 @@ pub(crate) fn binary(
     })
 }
 
-fn cmp_typed<T: WithDType>(op: CmpOp, a: &[T], la: &Layout, b: &[T], lb: &Layout) -> Vec<bool> {
+fn cmp_typed<T: WithDType>(
+    op: CmpOp,
+    a: &[T],
+    la: &Layout,
+    b: &[T],
+    lb: &Layout,
+) -> Result<Vec<bool>> {
+    let name = op.name();
     match op {
-        CmpOp::Eq => zip(a, la, b, lb, |x, y| x == y),
-        CmpOp::Ne => zip(a, la, b, lb, |x, y| x != y),
-        CmpOp::Lt => zip(a, la, b, lb, |x, y| x < y),
-        CmpOp::Le => zip(a, la, b, lb, |x, y| x <= y),
-        CmpOp::Gt => zip(a, la, b, lb, |x, y| x > y),
-        CmpOp::Ge => zip(a, la, b, lb, |x, y| x >= y),
+        CmpOp::Eq => zip(name, a, la, b, lb, |x, y| x == y),
+        CmpOp::Ne => zip(name, a, la, b, lb, |x, y| x != y),
+        CmpOp::Lt => zip(name, a, la, b, lb, |x, y| x < y),
+        CmpOp::Le => zip(name, a, la, b, lb, |x, y| x <= y),
+        CmpOp::Gt => zip(name, a, la, b, lb, |x, y| x > y),
+        CmpOp::Ge => zip(name, a, la, b, lb, |x, y| x >= y),
     }
 }
 
@@ -384,12 +447,12 @@ pub(crate) fn cmp(
     lb: &Layout,
 ) -> Result<CpuStorage> {
     Ok(CpuStorage::Bool(match (a, b) {
-        (CpuStorage::F32(a), CpuStorage::F32(b)) => cmp_typed(op, a, la, b, lb),
-        (CpuStorage::F16(a), CpuStorage::F16(b)) => cmp_typed(op, a, la, b, lb),
-        (CpuStorage::BF16(a), CpuStorage::BF16(b)) => cmp_typed(op, a, la, b, lb),
-        (CpuStorage::I64(a), CpuStorage::I64(b)) => cmp_typed(op, a, la, b, lb),
-        (CpuStorage::U8(a), CpuStorage::U8(b)) => cmp_typed(op, a, la, b, lb),
-        (CpuStorage::Bool(a), CpuStorage::Bool(b)) => cmp_typed(op, a, la, b, lb),
+        (CpuStorage::F32(a), CpuStorage::F32(b)) => cmp_typed(op, a, la, b, lb)?,
+        (CpuStorage::F16(a), CpuStorage::F16(b)) => cmp_typed(op, a, la, b, lb)?,
+        (CpuStorage::BF16(a), CpuStorage::BF16(b)) => cmp_typed(op, a, la, b, lb)?,
+        (CpuStorage::I64(a), CpuStorage::I64(b)) => cmp_typed(op, a, la, b, lb)?,
+        (CpuStorage::U8(a), CpuStorage::U8(b)) => cmp_typed(op, a, la, b, lb)?,
+        (CpuStorage::Bool(a), CpuStorage::Bool(b)) => cmp_typed(op, a, la, b, lb)?,
         _ => {
             return Err(Error::DTypeMismatch {
                 op: op.name(),
@@ -400,19 +463,37 @@ pub(crate) fn cmp(
     }))
 }
 
-/// `x * mul + add` elementwise (scalar ops), computed in f64 for integers and f32 for floats.
-pub(crate) fn affine(s: &CpuStorage, l: &Layout, mul: f64, add: f64) -> Result<CpuStorage> {
+/// `x * mul + add` elementwise (scalar ops): f32 arithmetic for floats; for integers, exact
+/// wrapping integer arithmetic (the scalars were checked to be whole numbers in range by
+/// `ops::int_scalar`, so the casts below are exact; `u8` wraps modulo 256 as in PyTorch).
+pub(crate) fn affine(
+    op: &'static str,
+    s: &CpuStorage,
+    l: &Layout,
+    mul: f64,
+    add: f64,
+) -> Result<CpuStorage> {
     #[allow(clippy::cast_possible_truncation)]
     let (m32, a32) = (mul as f32, add as f32);
+    #[allow(clippy::cast_possible_truncation)]
+    let (mi, ai) = (mul as i64, add as i64);
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let (mu, au) = (mi as u8, ai as u8);
     Ok(match s {
-        CpuStorage::F32(v) => CpuStorage::F32(map(v, l, |x| x * m32 + a32)),
-        CpuStorage::F16(v) => CpuStorage::F16(map(v, l, |x| f16::from_f32(x.to_f32() * m32 + a32))),
-        CpuStorage::BF16(v) => {
-            CpuStorage::BF16(map(v, l, |x| bf16::from_f32(x.to_f32() * m32 + a32)))
+        CpuStorage::F32(v) => CpuStorage::F32(map(op, v, l, |x| x * m32 + a32)?),
+        CpuStorage::F16(v) => {
+            CpuStorage::F16(map(op, v, l, |x| f16::from_f32(x.to_f32() * m32 + a32))?)
         }
-        CpuStorage::I64(v) => CpuStorage::I64(map(v, l, |x| i64::from_f64(x.to_f64() * mul + add))),
-        CpuStorage::U8(v) => CpuStorage::U8(map(v, l, |x| u8::from_f64(x.to_f64() * mul + add))),
-        CpuStorage::Bool(_) => return Err(unsupported("affine", DType::Bool)),
+        CpuStorage::BF16(v) => {
+            CpuStorage::BF16(map(op, v, l, |x| bf16::from_f32(x.to_f32() * m32 + a32))?)
+        }
+        CpuStorage::I64(v) => {
+            CpuStorage::I64(map(op, v, l, |x| x.wrapping_mul(mi).wrapping_add(ai))?)
+        }
+        CpuStorage::U8(v) => {
+            CpuStorage::U8(map(op, v, l, |x| x.wrapping_mul(mu).wrapping_add(au))?)
+        }
+        CpuStorage::Bool(_) => return Err(unsupported(op, DType::Bool)),
     })
 }
 
@@ -449,12 +530,13 @@ pub(crate) fn unary_f32(op: UnaryOp, x: f32) -> f32 {
     }
 }
 
-fn unary_typed<T: WithDType>(op: UnaryOp, v: &[T], l: &Layout) -> Vec<T> {
+fn unary_typed<T: WithDType>(op: UnaryOp, v: &[T], l: &Layout) -> Result<Vec<T>> {
+    let name = op.name();
     // One monomorphic closure per op, so that the contiguous loop can be vectorised.
     macro_rules! go {
         ($($o:ident),*) => {
             match op {
-                $(UnaryOp::$o => map(v, l, |x| T::from_f32(unary_f32(UnaryOp::$o, x.to_f32()))),)*
+                $(UnaryOp::$o => map(name, v, l, |x| T::from_f32(unary_f32(UnaryOp::$o, x.to_f32()))),)*
             }
         };
     }
@@ -462,14 +544,15 @@ fn unary_typed<T: WithDType>(op: UnaryOp, v: &[T], l: &Layout) -> Vec<T> {
 }
 
 pub(crate) fn unary(op: UnaryOp, s: &CpuStorage, l: &Layout) -> Result<CpuStorage> {
+    let name = op.name();
     Ok(match s {
-        CpuStorage::F32(v) => CpuStorage::F32(unary_typed(op, v, l)),
-        CpuStorage::F16(v) => CpuStorage::F16(unary_typed(op, v, l)),
-        CpuStorage::BF16(v) => CpuStorage::BF16(unary_typed(op, v, l)),
+        CpuStorage::F32(v) => CpuStorage::F32(unary_typed(op, v, l)?),
+        CpuStorage::F16(v) => CpuStorage::F16(unary_typed(op, v, l)?),
+        CpuStorage::BF16(v) => CpuStorage::BF16(unary_typed(op, v, l)?),
         CpuStorage::I64(v) => match op {
-            UnaryOp::Neg => CpuStorage::I64(map(v, l, i64::wrapping_neg)),
-            UnaryOp::Abs => CpuStorage::I64(map(v, l, i64::wrapping_abs)),
-            UnaryOp::Relu => CpuStorage::I64(map(v, l, |x| x.max(0))),
+            UnaryOp::Neg => CpuStorage::I64(map(name, v, l, i64::wrapping_neg)?),
+            UnaryOp::Abs => CpuStorage::I64(map(name, v, l, i64::wrapping_abs)?),
+            UnaryOp::Relu => CpuStorage::I64(map(name, v, l, |x| x.max(0))?),
             _ => return Err(unsupported(op.name(), DType::I64)),
         },
         other => return Err(unsupported(op.name(), other.dtype())),
@@ -478,22 +561,22 @@ pub(crate) fn unary(op: UnaryOp, s: &CpuStorage, l: &Layout) -> Result<CpuStorag
 
 // ---------------------------------------------------------------- dtype conversion
 
-fn convert<T: WithDType, U: WithDType>(v: &[T], l: &Layout) -> Vec<U> {
-    map(v, l, |x| U::from_f64(x.to_f64()))
+fn convert<T: WithDType, U: WithDType>(v: &[T], l: &Layout) -> Result<Vec<U>> {
+    map("to_dtype", v, l, |x| U::from_f64(x.to_f64()))
 }
 
-pub(crate) fn to_dtype(s: &CpuStorage, l: &Layout, dtype: DType) -> CpuStorage {
+pub(crate) fn to_dtype(s: &CpuStorage, l: &Layout, dtype: DType) -> Result<CpuStorage> {
     if s.dtype() == dtype {
-        return contiguous(s, l);
+        return contiguous("to_dtype", s, l);
     }
-    with_cpu!(s, |v| match dtype {
-        DType::F32 => CpuStorage::F32(convert(v, l)),
-        DType::F16 => CpuStorage::F16(convert(v, l)),
-        DType::BF16 => CpuStorage::BF16(convert(v, l)),
-        DType::I64 => CpuStorage::I64(convert(v, l)),
-        DType::U8 => CpuStorage::U8(convert(v, l)),
-        DType::Bool => CpuStorage::Bool(convert(v, l)),
-    })
+    Ok(with_cpu!(s, |v| match dtype {
+        DType::F32 => CpuStorage::F32(convert(v, l)?),
+        DType::F16 => CpuStorage::F16(convert(v, l)?),
+        DType::BF16 => CpuStorage::BF16(convert(v, l)?),
+        DType::I64 => CpuStorage::I64(convert(v, l)?),
+        DType::U8 => CpuStorage::U8(convert(v, l)?),
+        DType::Bool => CpuStorage::Bool(convert(v, l)?),
+    }))
 }
 
 // ---------------------------------------------------------------- where
@@ -517,7 +600,7 @@ pub(crate) fn where_(
         ($($v:ident),*) => {
             match (a, b) {
                 $((CpuStorage::$v(a), CpuStorage::$v(b)) => {
-                    CpuStorage::$v(zip3((c, lc), (a, la), (b, lb), |c, x, y| if c { x } else { y }))
+                    CpuStorage::$v(zip3("where", (c, lc), (a, la), (b, lb), |c, x, y| if c { x } else { y })?)
                 })*
                 _ => {
                     return Err(Error::DTypeMismatch { op: "where", lhs: a.dtype(), rhs: b.dtype() })
@@ -534,12 +617,17 @@ pub(crate) fn where_(
 pub(crate) fn reduce(op: ReduceOp, s: &CpuStorage, l: &Layout, dim: usize) -> Result<CpuStorage> {
     // Reads element (o, k, i) of the contiguous [outer, d, inner] view.
     fn fold<T: Copy, A: Copy>(
+        op: ReduceOp,
         v: &[T],
         (outer, d, inner): (usize, usize, usize),
         init: A,
         f: impl Fn(A, T, usize) -> A,
-    ) -> Vec<A> {
-        let mut out = Vec::with_capacity(outer * inner);
+    ) -> Result<Vec<A>> {
+        let mut out = try_vec(op.name(), outer * inner)?;
+        if outer * inner == 0 {
+            // Nothing to compute; don't walk a huge `outer` of empty rows.
+            return Ok(out);
+        }
         for o in 0..outer {
             for i in 0..inner {
                 let mut acc = init;
@@ -549,10 +637,10 @@ pub(crate) fn reduce(op: ReduceOp, s: &CpuStorage, l: &Layout, dim: usize) -> Re
                 out.push(acc);
             }
         }
-        out
+        Ok(out)
     }
     let (outer, d, inner) = split3(&l.dims, dim);
-    let src = contiguous(s, &Layout { ..l.clone() });
+    let src = contiguous(op.name(), s, l)?;
     let n_out = outer * inner;
     if d == 0 && matches!(op, ReduceOp::Max | ReduceOp::Argmax) {
         return Err(Error::InvalidArgument {
@@ -568,36 +656,43 @@ pub(crate) fn reduce(op: ReduceOp, s: &CpuStorage, l: &Layout, dim: usize) -> Re
             let mean = matches!(op, ReduceOp::Mean);
             match &src {
                 CpuStorage::I64(v) if !mean => {
-                    CpuStorage::I64(fold(v, dims, 0i64, |a, x, _| a.wrapping_add(x)))
+                    CpuStorage::I64(fold(op, v, dims, 0i64, |a, x, _| a.wrapping_add(x))?)
                 }
                 CpuStorage::U8(v) if !mean => {
-                    CpuStorage::I64(fold(v, dims, 0i64, |a, x, _| a + i64::from(x)))
+                    CpuStorage::I64(fold(op, v, dims, 0i64, |a, x, _| {
+                        a.wrapping_add(i64::from(x))
+                    })?)
                 }
                 CpuStorage::Bool(v) if !mean => {
-                    CpuStorage::I64(fold(v, dims, 0i64, |a, x, _| a + i64::from(x)))
+                    CpuStorage::I64(fold(op, v, dims, 0i64, |a, x, _| {
+                        a.wrapping_add(i64::from(x))
+                    })?)
                 }
                 s if s.dtype().is_float() => {
-                    let sums: Vec<f32> =
-                        with_cpu!(s, |v| fold(v, dims, 0f32, |a, x, _| a + x.to_f32()));
-                    let sums = if mean {
-                        sums.into_iter().map(|x| x / dn).collect()
-                    } else {
-                        sums
-                    };
-                    CpuStorage::from_f32s(s.dtype(), sums)
+                    let mut sums: Vec<f32> =
+                        with_cpu!(s, |v| fold(op, v, dims, 0f32, |a, x, _| a + x.to_f32())?);
+                    if mean {
+                        for x in &mut sums {
+                            *x /= dn;
+                        }
+                    }
+                    CpuStorage::from_f32s(op.name(), s.dtype(), sums)?
                 }
                 s => return Err(unsupported(op.name(), s.dtype())),
             }
         }
         ReduceOp::Max => map_cpu!(&src, |v| {
-            let first: Vec<_> = fold(v, dims, None, |a, x, _| match a {
+            let first: Vec<_> = fold(op, v, dims, None, |a, x, _| match a {
                 None => Some(x),
                 Some(m) => Some(nan_max(m, x)),
-            });
-            first.into_iter().map(|x| x.unwrap_or(v[0])).collect()
+            })?;
+            let mut out = try_vec(op.name(), first.len())?;
+            // d > 0 (checked above), so every fold saw an element.
+            out.extend(first.into_iter().flatten());
+            out
         }),
         ReduceOp::Argmax => CpuStorage::I64(with_cpu!(&src, |v| {
-            let best = fold(v, dims, None, |a: Option<(_, usize)>, x, k| match a {
+            let best = fold(op, v, dims, None, |a: Option<(_, usize)>, x, k| match a {
                 None => Some((x, k)),
                 // Keep the first maximum; a NaN wins and stays.
                 Some((m, j)) => {
@@ -609,10 +704,13 @@ pub(crate) fn reduce(op: ReduceOp, s: &CpuStorage, l: &Layout, dim: usize) -> Re
                         Some((m, j))
                     }
                 }
-            });
-            best.into_iter()
-                .map(|b| b.map_or(0, |(_, k)| i64::try_from(k).unwrap_or(i64::MAX)))
-                .collect()
+            })?;
+            let mut out = try_vec(op.name(), best.len())?;
+            out.extend(
+                best.into_iter()
+                    .map(|b| b.map_or(0, |(_, k)| i64::try_from(k).unwrap_or(i64::MAX))),
+            );
+            out
         })),
     })
     .inspect(|r| debug_assert_eq!(r.len(), n_out))
@@ -632,8 +730,10 @@ pub(crate) fn softmax(s: &CpuStorage, l: &Layout, dim: usize) -> Result<CpuStora
         return Err(unsupported("softmax", s.dtype()));
     }
     let (outer, d, inner) = split3(&l.dims, dim);
-    let src = with_cpu!(s, |v| map(v, l, WithDType::to_f32));
-    let mut out = vec![0f32; src.len()];
+    let src = with_cpu!(s, |v| map("softmax", v, l, WithDType::to_f32)?);
+    let mut out = try_filled("softmax", src.len(), 0f32)?;
+    // An empty tensor may still have a huge `outer` (e.g. [2^48, 0]): skip the walk.
+    let outer = if out.is_empty() { 0 } else { outer };
     for o in 0..outer {
         for i in 0..inner {
             let idx = |k: usize| (o * d + k) * inner + i;
@@ -651,7 +751,7 @@ pub(crate) fn softmax(s: &CpuStorage, l: &Layout, dim: usize) -> Result<CpuStora
             }
         }
     }
-    Ok(CpuStorage::from_f32s(s.dtype(), out))
+    CpuStorage::from_f32s("softmax", s.dtype(), out)
 }
 
 /// Layer norm over the last dim of `x` (`rows` rows of `d` elements); weight and bias have `d`
@@ -667,14 +767,16 @@ pub(crate) fn layer_norm(
         return Err(unsupported("layer_norm", x.dtype()));
     }
     let d = lx.dims.last().copied().unwrap_or(1);
-    let xs = with_cpu!(x, |v| map(v, lx, WithDType::to_f32));
-    let ws = w.map(|(s, l)| with_cpu!(s, |v| map(v, l, WithDType::to_f32)));
-    let bs = b.map(|(s, l)| with_cpu!(s, |v| map(v, l, WithDType::to_f32)));
+    let op = "layer_norm";
+    let xs = with_cpu!(x, |v| map(op, v, lx, WithDType::to_f32)?);
+    let f32s = |(s, l): (&CpuStorage, &Layout)| with_cpu!(s, |v| map(op, v, l, WithDType::to_f32));
+    let ws = w.map(f32s).transpose()?;
+    let bs = b.map(f32s).transpose()?;
     #[allow(clippy::cast_possible_truncation)]
     let eps = eps as f32;
     #[allow(clippy::cast_precision_loss)]
     let dn = d as f32;
-    let mut out = vec![0f32; xs.len()];
+    let mut out = try_filled(op, xs.len(), 0f32)?;
     if d > 0 {
         for (row, o) in xs.chunks(d).zip(out.chunks_mut(d)) {
             let mean = row.iter().sum::<f32>() / dn;
@@ -692,7 +794,7 @@ pub(crate) fn layer_norm(
             }
         }
     }
-    Ok(CpuStorage::from_f32s(x.dtype(), out))
+    CpuStorage::from_f32s(op, x.dtype(), out)
 }
 
 // ---------------------------------------------------------------- indexing
@@ -700,23 +802,24 @@ pub(crate) fn layer_norm(
 /// Concatenates contiguous copies of the inputs along `dim`; all have the same dims except
 /// `dim`.
 pub(crate) fn cat(parts: &[(&CpuStorage, &Layout)], dim: usize) -> Result<CpuStorage> {
-    fn go<T: Copy + Send + Sync>(parts: &[(&[T], &Layout)], dim: usize) -> Vec<T> {
+    fn go<T: Copy + Send + Sync>(parts: &[(&[T], &Layout)], dim: usize) -> Result<Vec<T>> {
         let outer: usize = parts[0].1.dims[..dim].iter().product();
-        let blocks: Vec<(Vec<T>, usize)> = parts
-            .iter()
-            .map(|(v, l)| {
-                let block = l.dims[dim..].iter().product();
-                (contiguous_vec(v, l), block)
-            })
-            .collect();
+        let mut blocks: Vec<(Vec<T>, usize)> = try_vec("cat", parts.len())?;
+        for (v, l) in parts {
+            let block = l.dims[dim..].iter().product();
+            blocks.push((contiguous_vec("cat", v, l)?, block));
+        }
+        // The output shape was checked (`check_dims`), so the sum cannot overflow.
         let total: usize = blocks.iter().map(|(v, _)| v.len()).sum();
-        let mut out = Vec::with_capacity(total);
+        let mut out = try_vec("cat", total)?;
+        // An empty output may still have a huge `outer`: skip the walk.
+        let outer = if total == 0 { 0 } else { outer };
         for o in 0..outer {
             for (v, block) in &blocks {
                 out.extend_from_slice(&v[o * block..(o + 1) * block]);
             }
         }
-        out
+        Ok(out)
     }
     macro_rules! go {
         ($($v:ident),*) => {
@@ -729,7 +832,7 @@ pub(crate) fn cat(parts: &[(&CpuStorage, &Layout)], dim: usize) -> Result<CpuSto
                         };
                         typed.push((v.as_slice(), *l));
                     }
-                    CpuStorage::$v(go(&typed, dim))
+                    CpuStorage::$v(go(&typed, dim)?)
                 })*
             }
         };
@@ -752,9 +855,9 @@ pub(crate) fn index_select(
             rhs: idx.dtype(),
         });
     };
-    let ids = contiguous_vec(iv, li);
+    let ids = contiguous_vec(op, iv, li)?;
     let (outer, d, inner) = split3(&l.dims, dim);
-    let mut checked = Vec::with_capacity(ids.len());
+    let mut checked = try_vec(op, ids.len())?;
     for &i in &ids {
         match usize::try_from(i) {
             Ok(u) if u < d => checked.push(u),
@@ -768,8 +871,11 @@ pub(crate) fn index_select(
         }
     }
     Ok(map_cpu!(s, |v| {
-        let src = contiguous_vec(v, l);
-        let mut out = Vec::with_capacity(outer * checked.len() * inner);
+        let src = contiguous_vec(op, v, l)?;
+        // The output shape [outer, k, inner] was checked by the caller (`check_dims`).
+        let n = outer * checked.len() * inner;
+        let mut out = try_vec(op, n)?;
+        let outer = if n == 0 { 0 } else { outer };
         for o in 0..outer {
             for &k in &checked {
                 let start = (o * d + k) * inner;

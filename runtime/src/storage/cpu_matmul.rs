@@ -1,7 +1,7 @@
 //! CPU matrix multiplication through the `gemm` crate (f32 and f16 natively, bf16 through f32).
 #![allow(unsafe_code)]
 
-use super::cpu::{map, CpuStorage};
+use super::cpu::{map, try_vec, CpuStorage};
 use crate::dtype::WithDType;
 use crate::error::{Error, Result};
 use crate::shape::Layout;
@@ -17,18 +17,18 @@ pub(crate) fn matmul(
     lb: &Layout,
 ) -> Result<CpuStorage> {
     match (a, b) {
-        (CpuStorage::F32(x), CpuStorage::F32(y)) => Ok(CpuStorage::F32(gemm_typed(x, la, y, lb))),
-        (CpuStorage::F16(x), CpuStorage::F16(y)) => Ok(CpuStorage::F16(gemm_typed(x, la, y, lb))),
+        (CpuStorage::F32(x), CpuStorage::F32(y)) => Ok(CpuStorage::F32(gemm_typed(x, la, y, lb)?)),
+        (CpuStorage::F16(x), CpuStorage::F16(y)) => Ok(CpuStorage::F16(gemm_typed(x, la, y, lb)?)),
         (CpuStorage::BF16(x), CpuStorage::BF16(y)) => {
-            let x = map(x, la, WithDType::to_f32);
-            let y = map(y, lb, WithDType::to_f32);
+            let x = map("matmul", x, la, WithDType::to_f32)?;
+            let y = map("matmul", y, lb, WithDType::to_f32)?;
             let out = gemm_typed(
                 &x,
                 &Layout::contiguous(la.dims.clone()),
                 &y,
                 &Layout::contiguous(lb.dims.clone()),
-            );
-            Ok(CpuStorage::from_f32s(DType::BF16, out))
+            )?;
+            CpuStorage::from_f32s("matmul", DType::BF16, out)
         }
         (x, y) if x.dtype() != y.dtype() => Err(Error::DTypeMismatch {
             op: "matmul",
@@ -57,14 +57,17 @@ impl GemmElem for f16 {
 }
 
 #[allow(clippy::cast_possible_wrap)]
-fn gemm_typed<T: GemmElem>(a: &[T], la: &Layout, b: &[T], lb: &Layout) -> Vec<T> {
+fn gemm_typed<T: GemmElem>(a: &[T], la: &Layout, b: &[T], lb: &Layout) -> Result<Vec<T>> {
     let r = la.dims.len();
     let (m, k, n) = (la.dims[r - 2], la.dims[r - 1], lb.dims[r - 1]);
     let batch_dims = la.dims[..r - 2].to_vec();
     let batch: usize = batch_dims.iter().product();
-    let mut out = vec![T::ZERO; batch * m * n];
+    // The output shape [batch.., m, n] passed `check_dims` in `Tensor::matmul`: no overflow.
+    let len = batch * m * n;
+    let mut out = try_vec("matmul", len)?;
+    out.resize(len, T::ZERO);
     if m == 0 || n == 0 {
-        return out;
+        return Ok(out);
     }
     // Offsets of each batch's first element in a and b.
     let batch_a = Layout {
@@ -80,7 +83,7 @@ fn gemm_typed<T: GemmElem>(a: &[T], la: &Layout, b: &[T], lb: &Layout) -> Vec<T>
     let (a_rs, a_cs) = (la.strides[r - 2] as isize, la.strides[r - 1] as isize);
     let (b_rs, b_cs) = (lb.strides[r - 2] as isize, lb.strides[r - 1] as isize);
     let threads = rayon::current_num_threads();
-    let parallelism = if m * n * k >= 64 * 64 * 64 && threads > 1 {
+    let parallelism = if m.saturating_mul(n).saturating_mul(k) >= 64 * 64 * 64 && threads > 1 {
         gemm::Parallelism::Rayon(threads)
     } else {
         gemm::Parallelism::None
@@ -128,5 +131,5 @@ fn gemm_typed<T: GemmElem>(a: &[T], la: &Layout, b: &[T], lb: &Layout) -> Vec<T>
             );
         }
     }
-    out
+    Ok(out)
 }

@@ -4,11 +4,28 @@
 //! entry point goes through [`backend`], which checks `is_culib_present()` for libcuda, NVRTC
 //! and cuBLAS before the first call and caches the outcome per ordinal (an error carries the
 //! reason). Per ordinal: one context, its default stream, one cuBLAS handle, and the kernels
-//! of `cuda_kernels.cu` (compiled once per process with NVRTC, loaded once per ordinal).
+//! of `cuda_kernels.cu`, compiled with NVRTC once per compute capability: to a CUBIN for the
+//! device's `sm_XY` (which loads on any driver that knows the GPU), falling back to PTX for
+//! the oldest architecture NVRTC supports (JIT-compiled by the driver, which needs a driver at
+//! least as new as NVRTC). A failure names both attempts and the NVRTC and driver versions.
 //!
-//! Ops read strided inputs and write contiguous outputs. f32 runs every op; f16/bf16 go
-//! through f32 above this layer, except matmul (cuBLAS `gemm_ex`, f32 accumulation); i64/u8/
-//! bool have copies, casts, comparisons, `where`, indexing, and integer arithmetic.
+//! Every call that needs the context current binds it first (cudarc's launches and copies
+//! do; the cuBLAS calls and the frees in `Drop` are bound here), so storages may be used and
+//! dropped on any thread, with several GPUs.
+//!
+//! Memory: allocations are stream-ordered (`cuMemAllocAsync`/`cuMemFreeAsync` on the
+//! device's default stream). A freed block returns to the driver's pool at once but may stay
+//! reserved by the pool until the stream is synchronised; [`memory_allocated`] counts the
+//! bytes of live storages only. Empty tensors get a one-element allocation (the driver may
+//! not return a pointer for 0 bytes).
+//!
+//! Ops read strided inputs and write contiguous outputs, except matmul: cuBLAS reads
+//! contiguous `[batch, m, k]`/`[batch, k, n]` operands, so transposed, strided or broadcast
+//! operands are first copied (unlike the CPU backend, which reads them in place), and
+//! `layer_norm` copies a strided input, weight or bias to contiguous memory first. f32 runs
+//! every op; f16/bf16 go through f32 above this layer, except matmul (cuBLAS, f32
+//! accumulation); i64/u8/bool have copies, casts, comparisons, `where`, indexing, and integer
+//! arithmetic.
 #![allow(unsafe_code)]
 
 use super::cpu::{split3, CpuStorage};
@@ -18,8 +35,8 @@ use crate::shape::Layout;
 use crate::{DType, Device};
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig, StridedBatchedConfig};
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, LaunchConfig,
-    PinnedHostSlice, PushKernelArg, ValidAsZeroBits,
+    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr,
+    LaunchConfig, PinnedHostSlice, PushKernelArg, ValidAsZeroBits,
 };
 use half::{bf16, f16};
 use std::collections::HashMap;
@@ -81,13 +98,162 @@ fn driver_device_count() -> std::result::Result<usize, String> {
         .clone()
 }
 
-fn ptx() -> std::result::Result<cudarc::nvrtc::Ptx, String> {
-    static PTX: OnceLock<std::result::Result<cudarc::nvrtc::Ptx, String>> = OnceLock::new();
-    PTX.get_or_init(|| {
-        cudarc::nvrtc::compile_ptx(KERNELS)
-            .map_err(|e| format!("NVRTC failed to compile the runtime's kernels: {e}"))
-    })
-    .clone()
+/// The NVRTC version as "major.minor", or why it is unknown.
+fn nvrtc_version() -> String {
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: libnvrtc is present (checked by the callers); nvrtcVersion writes two ints.
+    let r = unsafe { cudarc::nvrtc::sys::nvrtcVersion(&raw mut major, &raw mut minor) };
+    if r == cudarc::nvrtc::sys::nvrtcResult::NVRTC_SUCCESS {
+        format!("{major}.{minor}")
+    } else {
+        format!("unknown ({r:?})")
+    }
+}
+
+/// The CUDA version the driver supports, as "major.minor", or why it is unknown.
+fn driver_version() -> String {
+    let mut v = 0;
+    // SAFETY: libcuda is present (checked by the callers); cuDriverGetVersion writes one int.
+    let r = unsafe { cudarc::driver::sys::cuDriverGetVersion(&raw mut v) };
+    if r == cudarc::driver::sys::CUresult::CUDA_SUCCESS {
+        format!("{}.{}", v / 1000, (v % 1000) / 10)
+    } else {
+        format!("unknown ({r:?})")
+    }
+}
+
+/// The architectures NVRTC can compile for (e.g. 50, 52, ..., 90), ascending.
+fn nvrtc_archs() -> std::result::Result<Vec<i32>, String> {
+    let mut n = 0;
+    // SAFETY: libnvrtc is present; the first call writes the count, the second fills a
+    // buffer of exactly that many ints.
+    unsafe {
+        if cudarc::nvrtc::sys::nvrtcGetNumSupportedArchs(&raw mut n)
+            != cudarc::nvrtc::sys::nvrtcResult::NVRTC_SUCCESS
+        {
+            return Err("nvrtcGetNumSupportedArchs failed".into());
+        }
+        let mut archs = vec![0; usize::try_from(n).unwrap_or(0)];
+        if cudarc::nvrtc::sys::nvrtcGetSupportedArchs(archs.as_mut_ptr())
+            != cudarc::nvrtc::sys::nvrtcResult::NVRTC_SUCCESS
+        {
+            return Err("nvrtcGetSupportedArchs failed".into());
+        }
+        archs.sort_unstable();
+        Ok(archs)
+    }
+}
+
+/// What NVRTC emits: a CUBIN (SASS) for one real architecture, or PTX for a virtual one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    /// `--gpu-architecture=sm_XY`, output from `nvrtcGetCUBIN`.
+    Cubin(i32),
+    /// `--gpu-architecture=compute_XY`, output from `nvrtcGetPTX`.
+    Ptx(i32),
+}
+
+impl Target {
+    fn option(self) -> String {
+        match self {
+            Target::Cubin(a) => format!("--gpu-architecture=sm_{a}"),
+            Target::Ptx(a) => format!("--gpu-architecture=compute_{a}"),
+        }
+    }
+}
+
+/// Compiles the kernels for `target` (cached per target for the process).
+fn compile(target: Target) -> std::result::Result<cudarc::nvrtc::Ptx, String> {
+    type Images = HashMap<String, std::result::Result<cudarc::nvrtc::Ptx, String>>;
+    static IMAGES: OnceLock<Mutex<Images>> = OnceLock::new();
+    let option = target.option();
+    let mut images = IMAGES
+        .get_or_init(|| Mutex::new(HashMap::new()))
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    images
+        .entry(option.clone())
+        .or_insert_with(|| match target {
+            Target::Ptx(_) => {
+                let opts = cudarc::nvrtc::CompileOptions {
+                    options: vec![option.clone()],
+                    ..Default::default()
+                };
+                cudarc::nvrtc::compile_ptx_with_opts(KERNELS, opts)
+                    .map_err(|e| format!("NVRTC {option}: {e}"))
+            }
+            Target::Cubin(_) => compile_cubin(&option).map(cudarc::nvrtc::Ptx::from_binary),
+        })
+        .clone()
+}
+
+/// Compiles the kernels to a CUBIN with NVRTC's C API (cudarc's safe API returns PTX only).
+fn compile_cubin(option: &str) -> std::result::Result<Vec<u8>, String> {
+    use cudarc::nvrtc::{result, sys};
+    let src = std::ffi::CString::new(KERNELS).map_err(|e| e.to_string())?;
+    let prog = result::create_program(&src, None).map_err(|e| format!("NVRTC {option}: {e}"))?;
+    // SAFETY: `prog` was created above and is destroyed once, at the end; `src` outlives it.
+    // nvrtcGetCUBINSize writes the size, and nvrtcGetCUBIN fills a buffer of that size.
+    let out = unsafe {
+        let compiled = result::compile_program(prog, &[option]).map_err(|e| {
+            let log = result::get_program_log(prog)
+                .map(|l| {
+                    let bytes: Vec<u8> = l.iter().map(|&c| c.to_ne_bytes()[0]).collect();
+                    String::from_utf8_lossy(&bytes)
+                        .trim_end_matches('\0')
+                        .to_string()
+                })
+                .unwrap_or_default();
+            format!("NVRTC {option}: {e}: {log}")
+        });
+        compiled.and_then(|()| {
+            let mut size = 0usize;
+            if sys::nvrtcGetCUBINSize(prog, &raw mut size) != sys::nvrtcResult::NVRTC_SUCCESS {
+                return Err(format!("NVRTC {option}: nvrtcGetCUBINSize failed"));
+            }
+            let mut cubin = vec![0u8; size];
+            if sys::nvrtcGetCUBIN(prog, cubin.as_mut_ptr().cast())
+                != sys::nvrtcResult::NVRTC_SUCCESS
+            {
+                return Err(format!("NVRTC {option}: nvrtcGetCUBIN failed"));
+            }
+            Ok(cubin)
+        })
+    };
+    // SAFETY: created above, not destroyed yet.
+    let _ = unsafe { result::destroy_program(prog) };
+    out
+}
+
+/// Loads the kernels into `ctx`: a CUBIN for the device's compute capability, else PTX for
+/// the oldest architecture NVRTC supports. The error names both attempts and the versions.
+fn load_kernels(ctx: &Arc<CudaContext>) -> std::result::Result<Arc<CudaModule>, String> {
+    let (major, minor) = ctx
+        .compute_capability()
+        .map_err(|e| format!("cuDeviceGetAttribute(compute capability) failed: {e}"))?;
+    let arch = major * 10 + minor;
+    let cubin = compile(Target::Cubin(arch)).and_then(|image| {
+        ctx.load_module(image)
+            .map_err(|e| format!("cuModuleLoadData(sm_{arch} cubin): {e}"))
+    });
+    let first = match cubin {
+        Ok(m) => return Ok(m),
+        Err(e) => e,
+    };
+    let oldest = nvrtc_archs()?.first().copied().unwrap_or(arch).min(arch);
+    compile(Target::Ptx(oldest))
+        .and_then(|image| {
+            ctx.load_module(image)
+                .map_err(|e| format!("cuModuleLoadData(compute_{oldest} ptx): {e}"))
+        })
+        .map_err(|second| {
+            format!(
+                "cannot load the runtime's kernels on a sm_{arch} GPU (NVRTC {}, driver \
+                 supports CUDA {}): {first}; fallback: {second}",
+                nvrtc_version(),
+                driver_version()
+            )
+        })
 }
 
 fn create(ordinal: usize) -> Cached {
@@ -100,9 +266,7 @@ fn create(ordinal: usize) -> Cached {
         .map_err(|e| format!("cannot create a context on cuda:{ordinal}: {e}"))?;
     let stream = ctx.default_stream();
     let blas = CudaBlas::new(stream.clone()).map_err(|e| format!("cuBLAS init failed: {e}"))?;
-    let module = ctx
-        .load_module(ptx()?)
-        .map_err(|e| format!("cannot load the runtime's kernels: {e}"))?;
+    let module = load_kernels(&ctx)?;
     Ok(Arc::new(Backend {
         ordinal,
         stream,
@@ -196,6 +360,11 @@ impl Drop for CudaStorage {
         self.backend
             .allocated
             .fetch_sub(self.bytes, Ordering::Relaxed);
+        // The slice in `data` is freed right after this (cuMemFreeAsync), which needs this
+        // device's context current on the dropping thread; cudarc does not bind it there.
+        // An error is recorded in the context and reported by its next call.
+        let ctx = self.backend.stream.context();
+        ctx.record_err(ctx.bind_to_thread());
     }
 }
 
@@ -240,9 +409,57 @@ fn unsupported(op: &'static str, s: &CudaStorage) -> Error {
     }
 }
 
+/// The number of elements to allocate for `n`: at least one, because the driver may return
+/// no pointer for a 0-byte allocation (and freeing that later fails on an unrelated call).
+pub(crate) fn padded_len(n: usize) -> usize {
+    n.max(1)
+}
+
+/// Checks the byte size of `n` elements of `T` (cudarc multiplies without a check) and maps
+/// the driver's out-of-memory error to [`Error::OutOfMemory`].
+fn alloc_checked<T>(
+    b: &Backend,
+    n: usize,
+    f: impl FnOnce(usize) -> std::result::Result<CudaSlice<T>, cudarc::driver::DriverError>,
+) -> Result<CudaSlice<T>> {
+    let n = padded_len(n);
+    let bytes = n
+        .checked_mul(std::mem::size_of::<T>())
+        .filter(|&b| isize::try_from(b).is_ok())
+        .ok_or(Error::OutOfMemory {
+            op: "alloc",
+            bytes: usize::MAX,
+            device: Device::Cuda(b.ordinal),
+        })?;
+    f(n).map_err(|e| {
+        if e.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+            Error::OutOfMemory {
+                op: "alloc",
+                bytes,
+                device: Device::Cuda(b.ordinal),
+            }
+        } else {
+            e.into()
+        }
+    })
+}
+
 fn alloc<T: DeviceRepr + ValidAsZeroBits>(b: &Backend, n: usize) -> Result<CudaSlice<T>> {
     // Zeroed: a few microseconds more than uninitialised, and no unsafe.
-    Ok(b.stream.alloc_zeros::<T>(n.max(1))?)
+    alloc_checked(b, n, |n| b.stream.alloc_zeros::<T>(n))
+}
+
+/// A padded device copy of `v` (see [`padded_len`]): allocated first, then copied, so that an
+/// empty host slice never reaches `cuMemAllocAsync` with 0 bytes (as `clone_htod` would).
+fn htod_slice<T: DeviceRepr + ValidAsZeroBits, S>(b: &Backend, v: &S) -> Result<CudaSlice<T>>
+where
+    S: cudarc::driver::HostSlice<T> + ?Sized,
+{
+    let mut dst = alloc::<T>(b, v.len())?;
+    if v.len() > 0 {
+        b.stream.memcpy_htod(v, &mut dst)?;
+    }
+    Ok(dst)
 }
 
 fn new_data(b: &Backend, dtype: DType, n: usize) -> Result<CudaData> {
@@ -341,23 +558,35 @@ fn type_name(dtype: DType) -> &'static str {
 
 pub(crate) fn htod(ordinal: usize, host: &CpuStorage) -> Result<CudaStorage> {
     let b = backend(ordinal)?;
-    let s = &b.stream;
     let data = match host {
-        CpuStorage::F32(v) => CudaData::F32(s.clone_htod(v)?),
-        CpuStorage::F16(v) => CudaData::F16(s.clone_htod(v)?),
-        CpuStorage::BF16(v) => CudaData::BF16(s.clone_htod(v)?),
-        CpuStorage::I64(v) => CudaData::I64(s.clone_htod(v)?),
-        CpuStorage::U8(v) => CudaData::U8(s.clone_htod(v)?),
+        CpuStorage::F32(v) => CudaData::F32(htod_slice(&b, v.as_slice())?),
+        CpuStorage::F16(v) => CudaData::F16(htod_slice(&b, v.as_slice())?),
+        CpuStorage::BF16(v) => CudaData::BF16(htod_slice(&b, v.as_slice())?),
+        CpuStorage::I64(v) => CudaData::I64(htod_slice(&b, v.as_slice())?),
+        CpuStorage::U8(v) => CudaData::U8(htod_slice(&b, v.as_slice())?),
         CpuStorage::Bool(v) => {
-            let bytes: Vec<u8> = v.iter().map(|&x| u8::from(x)).collect();
-            CudaData::Bool(s.clone_htod(&bytes)?)
+            let mut bytes = super::cpu::try_vec("to", v.len())?;
+            bytes.extend(v.iter().map(|&x| u8::from(x)));
+            CudaData::Bool(htod_slice(&b, bytes.as_slice())?)
         }
     };
     Ok(CudaStorage::new(&b, data))
 }
 
-/// Page-locked host copy of a CPU storage (allocated through `cuda:0`'s context, portable).
-pub(crate) enum PinnedHost {
+/// Page-locked host copy of a CPU storage (allocated through `cuda:0`'s context, portable),
+/// and the copies from it still in flight.
+pub(crate) struct PinnedHost {
+    data: PinnedData,
+    /// One event per asynchronous copy out of `data`, recorded on the copying stream right
+    /// after the copy was queued. cudarc records its own event only when a context has
+    /// several streams, so with the runtime's single stream nothing would keep the buffer
+    /// alive until the copy has read it: `Drop` waits on these events before freeing.
+    in_flight: Mutex<Vec<CudaEvent>>,
+    /// The number of elements (the pinned buffer holds `padded_len(len)`).
+    len: usize,
+}
+
+enum PinnedData {
     F32(PinnedHostSlice<f32>),
     F16(PinnedHostSlice<f16>),
     BF16(PinnedHostSlice<bf16>),
@@ -367,13 +596,36 @@ pub(crate) enum PinnedHost {
 }
 
 impl PinnedHost {
+    /// The number of elements.
     pub(crate) fn len(&self) -> usize {
-        match self {
-            PinnedHost::F32(p) => p.len(),
-            PinnedHost::F16(p) => p.len(),
-            PinnedHost::BF16(p) => p.len(),
-            PinnedHost::I64(p) => p.len(),
-            PinnedHost::U8(p) | PinnedHost::Bool(p) => p.len(),
+        self.len
+    }
+
+    /// Records, on `stream`, the end of a copy just queued from this buffer; completed
+    /// events are dropped.
+    fn record_copy(&self, stream: &CudaStream) -> Result<()> {
+        let event = stream.record_event(Some(
+            cudarc::driver::sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC,
+        ))?;
+        let mut events = self
+            .in_flight
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        events.retain(|e| !e.is_complete());
+        events.push(event);
+        Ok(())
+    }
+}
+
+impl Drop for PinnedHost {
+    fn drop(&mut self) {
+        // Wait for every copy still reading the buffer; `data` is freed (cuMemFreeHost) after.
+        let events = self
+            .in_flight
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for e in events.drain(..) {
+            e.context().record_err(e.synchronize());
         }
     }
 }
@@ -383,13 +635,22 @@ fn pin_slice<T: DeviceRepr + ValidAsZeroBits + Copy>(
     v: &[T],
 ) -> Result<PinnedHostSlice<T>> {
     let ctx = b.stream.context();
-    // SAFETY: the allocation is uninitialised; it is fully written by `copy_from_slice` below
-    // before anything reads it (lengths are equal by construction).
+    let n = padded_len(v.len());
+    if n.checked_mul(std::mem::size_of::<T>())
+        .is_none_or(|bytes| isize::try_from(bytes).is_err())
+    {
+        // cudarc panics on these sizes.
+        return Err(Error::OutOfMemory {
+            op: "pin_memory",
+            bytes: usize::MAX,
+            device: Device::Cpu,
+        });
+    }
+    // SAFETY: the allocation is uninitialised; its first `v.len()` elements are written by
+    // `copy_from_slice` below before anything reads them, and only those are ever copied to
+    // a device (`htod_pinned` copies `len` elements).
     let mut p = unsafe {
-        ctx.alloc_pinned_with_flags::<T>(
-            v.len().max(1),
-            cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE,
-        )?
+        ctx.alloc_pinned_with_flags::<T>(n, cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE)?
     };
     p.as_mut_slice()?[..v.len()].copy_from_slice(v);
     Ok(p)
@@ -397,31 +658,39 @@ fn pin_slice<T: DeviceRepr + ValidAsZeroBits + Copy>(
 
 pub(crate) fn pin(host: &CpuStorage) -> Result<PinnedHost> {
     let b = backend(0)?;
-    Ok(match host {
-        CpuStorage::F32(v) => PinnedHost::F32(pin_slice(&b, v)?),
-        CpuStorage::F16(v) => PinnedHost::F16(pin_slice(&b, v)?),
-        CpuStorage::BF16(v) => PinnedHost::BF16(pin_slice(&b, v)?),
-        CpuStorage::I64(v) => PinnedHost::I64(pin_slice(&b, v)?),
-        CpuStorage::U8(v) => PinnedHost::U8(pin_slice(&b, v)?),
+    let data = match host {
+        CpuStorage::F32(v) => PinnedData::F32(pin_slice(&b, v)?),
+        CpuStorage::F16(v) => PinnedData::F16(pin_slice(&b, v)?),
+        CpuStorage::BF16(v) => PinnedData::BF16(pin_slice(&b, v)?),
+        CpuStorage::I64(v) => PinnedData::I64(pin_slice(&b, v)?),
+        CpuStorage::U8(v) => PinnedData::U8(pin_slice(&b, v)?),
         CpuStorage::Bool(v) => {
-            let bytes: Vec<u8> = v.iter().map(|&x| u8::from(x)).collect();
-            PinnedHost::Bool(pin_slice(&b, &bytes)?)
+            let mut bytes = super::cpu::try_vec("pin_memory", v.len())?;
+            bytes.extend(v.iter().map(|&x| u8::from(x)));
+            PinnedData::Bool(pin_slice(&b, &bytes)?)
         }
+    };
+    Ok(PinnedHost {
+        data,
+        in_flight: Mutex::new(Vec::new()),
+        len: host.len(),
     })
 }
 
-/// Asynchronous copy of a whole pinned buffer to the device (queued on the stream).
+/// Asynchronous copy of a whole pinned buffer to the device (queued on the stream). The
+/// buffer is kept alive until the copy has run: an event recorded after it is waited on
+/// before the pinned memory is freed.
 pub(crate) fn htod_pinned(ordinal: usize, pinned: &PinnedHost) -> Result<CudaStorage> {
     let b = backend(ordinal)?;
-    let s = &b.stream;
-    let data = match pinned {
-        PinnedHost::F32(p) => CudaData::F32(s.clone_htod(p)?),
-        PinnedHost::F16(p) => CudaData::F16(s.clone_htod(p)?),
-        PinnedHost::BF16(p) => CudaData::BF16(s.clone_htod(p)?),
-        PinnedHost::I64(p) => CudaData::I64(s.clone_htod(p)?),
-        PinnedHost::U8(p) => CudaData::U8(s.clone_htod(p)?),
-        PinnedHost::Bool(p) => CudaData::Bool(s.clone_htod(p)?),
+    let data = match &pinned.data {
+        PinnedData::F32(p) => CudaData::F32(htod_slice(&b, p)?),
+        PinnedData::F16(p) => CudaData::F16(htod_slice(&b, p)?),
+        PinnedData::BF16(p) => CudaData::BF16(htod_slice(&b, p)?),
+        PinnedData::I64(p) => CudaData::I64(htod_slice(&b, p)?),
+        PinnedData::U8(p) => CudaData::U8(htod_slice(&b, p)?),
+        PinnedData::Bool(p) => CudaData::Bool(htod_slice(&b, p)?),
     };
+    pinned.record_copy(&b.stream)?;
     Ok(CudaStorage::new(&b, data))
 }
 
@@ -443,7 +712,12 @@ pub(crate) fn dtoh(c: &CudaStorage, l: &Layout) -> Result<CpuStorage> {
         CudaData::I64(d) => CpuStorage::I64(s.clone_dtoh(d)?),
         CudaData::U8(d) => CpuStorage::U8(s.clone_dtoh(d)?),
         CudaData::Bool(d) => {
-            CpuStorage::Bool(s.clone_dtoh(d)?.into_iter().map(|x| x != 0).collect())
+            // The bytes are read only after the stream has finished the copy.
+            let bytes = s.clone_dtoh(d)?;
+            s.synchronize()?;
+            let mut v = super::cpu::try_vec("to", n)?;
+            v.extend(bytes.iter().take(n).map(|&x| x != 0));
+            CpuStorage::Bool(v)
         }
     };
     s.synchronize()?;
@@ -475,7 +749,7 @@ pub(crate) fn full(ordinal: usize, dtype: DType, n: usize, value: f64) -> Result
         let data = new_data(&b, dtype, n)?;
         return Ok(CudaStorage::new(&b, data));
     }
-    htod(ordinal, &CpuStorage::full(dtype, n, value))
+    htod(ordinal, &CpuStorage::full("full", dtype, n, value)?)
 }
 
 // ---------------------------------------------------------------- elementwise launches
@@ -635,8 +909,14 @@ pub(crate) fn affine(a: &CudaStorage, la: &Layout, mul: f64, add: f64) -> Result
         _ => return Err(unsupported("affine", a)),
     };
     let f = b.function(&format!("affine_{ty}"))?;
+    // Integer scalars were checked to be whole numbers in range (`ops::binary`), so these
+    // casts are exact (u8 wraps modulo 256, as the CPU does).
     #[allow(clippy::cast_possible_truncation)]
     let (m32, a32) = (mul as f32, add as f32);
+    #[allow(clippy::cast_possible_truncation)]
+    let (mi, ai) = (mul as i64, add as i64);
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let (mu, au) = (mi as u8, ai as u8);
     let mut args = b.stream.launch_builder(&f);
     args.arg(&n64);
     args.arg(&inf);
@@ -646,15 +926,22 @@ pub(crate) fn affine(a: &CudaStorage, la: &Layout, mul: f64, add: f64) -> Result
     with_data!(&mut out, |s| {
         args.arg(s);
     });
-    if ty == "f32" {
-        args.arg(&m32);
-        args.arg(&a32);
-    } else {
-        args.arg(&mul);
-        args.arg(&add);
+    match ty {
+        "f32" => {
+            args.arg(&m32);
+            args.arg(&a32);
+        }
+        "i64" => {
+            args.arg(&mi);
+            args.arg(&ai);
+        }
+        _ => {
+            args.arg(&mu);
+            args.arg(&au);
+        }
     }
-    // SAFETY: `affine_<ty>(u64, Info, const T*, T*, S mul, S add)` with S = float for f32 and
-    // double otherwise, as pushed; the input offsets lie in `a`, `out` has `n` elements.
+    // SAFETY: `affine_<ty>(u64, Info, const T*, T*, T mul, T add)` with T = float, long long
+    // or unsigned char, as pushed; the input offsets lie in `a`, `out` has `n` elements.
     unsafe { args.launch(launch_config(n)) }?;
     Ok(CudaStorage::new(b, out))
 }
@@ -842,6 +1129,8 @@ where
         stride_b: long(m * k),
         stride_c: long(m * n),
     };
+    // cuBLAS runs in the thread's current context, which cudarc does not set for it.
+    b.stream.context().bind_to_thread()?;
     // SAFETY: rhs holds batch*k*n, lhs batch*m*k and out batch*m*n contiguous elements (made
     // contiguous by the caller), matching the strides and leading dimensions above.
     unsafe { b.blas.gemm_strided_batched(cfg, rhs, lhs, out) }.map_err(CudaError::from)?;
@@ -1020,16 +1309,37 @@ mod tests {
         names
     }
 
-    /// Compiles the kernels when libnvrtc is present (no GPU or driver needed), and checks
-    /// that every name the launch code uses is an entry point.
+    /// True when `PLACER_REQUIRE_CUDA=1`: a missing library is then a failure, not a skip.
+    fn require_cuda() -> bool {
+        std::env::var_os("PLACER_REQUIRE_CUDA").is_some_and(|v| v == "1")
+    }
+
+    /// True when libnvrtc can be loaded; otherwise prints why the test skips, or fails under
+    /// `PLACER_REQUIRE_CUDA=1`.
+    fn nvrtc_or_skip() -> bool {
+        // SAFETY: see `libraries_present`.
+        if unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+            return true;
+        }
+        assert!(
+            !require_cuda(),
+            "PLACER_REQUIRE_CUDA=1 but libnvrtc was not found (dlopen of libnvrtc failed)"
+        );
+        eprintln!("skipping: libnvrtc not found");
+        false
+    }
+
+    /// Compiles the kernels to PTX for the oldest architecture NVRTC supports (the fallback;
+    /// no GPU or driver needed), and checks that every name the launch code uses is an entry
+    /// point.
     #[test]
     fn should_compile_every_kernel_the_launch_code_names() {
-        // SAFETY: see `libraries_present`.
-        if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-            eprintln!("skipping: libnvrtc not found");
+        if !nvrtc_or_skip() {
             return;
         }
-        let ptx = ptx().unwrap_or_else(|e| panic!("{e}"));
+        let archs = nvrtc_archs().unwrap_or_else(|e| panic!("{e}"));
+        let oldest = *archs.first().expect("NVRTC supports no architecture");
+        let ptx = compile(Target::Ptx(oldest)).unwrap_or_else(|e| panic!("{e}"));
         let src = ptx.to_src();
         for name in expected_kernels() {
             assert!(
@@ -1039,13 +1349,52 @@ mod tests {
         }
     }
 
+    /// Compiles a CUBIN for the newest architecture NVRTC supports (the first choice on a GPU)
+    /// and checks that every kernel name is in its symbol table.
+    #[test]
+    fn should_compile_a_cubin_for_a_real_architecture() {
+        if !nvrtc_or_skip() {
+            return;
+        }
+        let archs = nvrtc_archs().unwrap_or_else(|e| panic!("{e}"));
+        let newest = *archs.last().expect("NVRTC supports no architecture");
+        let image =
+            compile_cubin(&Target::Cubin(newest).option()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(image.starts_with(b"\x7fELF"), "a CUBIN is an ELF image");
+        let has = |name: &str| {
+            image
+                .windows(name.len() + 1)
+                .any(|w| w[..name.len()] == *name.as_bytes() && w[name.len()] == 0)
+        };
+        for name in expected_kernels() {
+            assert!(has(&name), "missing kernel {name} in the sm_{newest} cubin");
+        }
+    }
+
+    #[test]
+    fn should_ask_nvrtc_for_sass_of_the_device_and_ptx_of_a_virtual_arch() {
+        assert_eq!(Target::Cubin(90).option(), "--gpu-architecture=sm_90");
+        assert_eq!(Target::Ptx(52).option(), "--gpu-architecture=compute_52");
+    }
+
     #[test]
     fn should_report_missing_cuda_as_unavailable() {
         if device_count() > 0 {
             return;
         }
         let err = backend(0).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            !require_cuda(),
+            "PLACER_REQUIRE_CUDA=1 but no CUDA device can be used: {err}"
+        );
         assert!(err.starts_with("cuda unavailable: "), "{err}");
         assert_eq!(memory_allocated(0), 0);
+    }
+
+    #[test]
+    fn should_allocate_at_least_one_element() {
+        assert_eq!(padded_len(0), 1);
+        assert_eq!(padded_len(1), 1);
+        assert_eq!(padded_len(7), 7);
     }
 }

@@ -130,11 +130,13 @@ CASTS_FROM(i64, long long) CASTS_FROM(u8, unsigned char) CASTS_FROM(bool, unsign
 extern "C" __global__ void affine_f32(u64 n, Info in, const float* a, float* out, float mul, float add) {
     LOOP(n) { out[i] = a[off(in, 0, i)] * mul + add; }
 }
-extern "C" __global__ void affine_i64(u64 n, Info in, const long long* a, long long* out, double mul, double add) {
-    LOOP(n) { out[i] = to_i64((double)a[off(in, 0, i)] * mul + add); }
+// Integers: exact, wrapping arithmetic (as Rust's wrapping ops and PyTorch); the host checked
+// that the scalars are whole numbers in range and passes them as integers (u8: modulo 256).
+extern "C" __global__ void affine_i64(u64 n, Info in, const long long* a, long long* out, long long mul, long long add) {
+    LOOP(n) { out[i] = (long long)((u64)a[off(in, 0, i)] * (u64)mul + (u64)add); }
 }
-extern "C" __global__ void affine_u8(u64 n, Info in, const unsigned char* a, unsigned char* out, double mul, double add) {
-    LOOP(n) { out[i] = to_u8((double)a[off(in, 0, i)] * mul + add); }
+extern "C" __global__ void affine_u8(u64 n, Info in, const unsigned char* a, unsigned char* out, unsigned char mul, unsigned char add) {
+    LOOP(n) { out[i] = (unsigned char)(a[off(in, 0, i)] * mul + add); }
 }
 
 // ---------------------------------------------------------------- reductions over [outer, d, inner]

@@ -19,19 +19,38 @@ pub fn devices() -> Vec<Device> {
     d
 }
 
-/// `cuda:0` when usable, else None.
+/// True when `PLACER_REQUIRE_CUDA=1`: on a GPU machine, a CUDA backend that cannot be used
+/// must fail the tests instead of skipping them.
+pub fn require_cuda() -> bool {
+    std::env::var_os("PLACER_REQUIRE_CUDA").is_some_and(|v| v == "1")
+}
+
+/// `cuda:0` when usable, else None (after `skip_notice`'s check).
 pub fn cuda() -> Option<Device> {
     let d = Device::cuda_if_available(0);
     d.is_cuda().then_some(d)
 }
 
+/// Why `cuda:0` cannot be used: the backend's error, which names the library or the call
+/// that failed ("libcuda not found", "cuBLAS init failed: ...", "cannot load the runtime's
+/// kernels ...").
+pub fn cuda_reason() -> String {
+    Tensor::zeros([1], Device::Cuda(0))
+        .err()
+        .map_or_else(|| "unknown".to_string(), |e| e.to_string())
+}
+
+/// Says once why the CUDA variants skip; under `PLACER_REQUIRE_CUDA=1` fails the test instead.
+#[track_caller]
 pub fn skip_notice() {
     static ONCE: Once = Once::new();
+    assert!(
+        !require_cuda(),
+        "PLACER_REQUIRE_CUDA=1 but the CUDA backend cannot be used: {}",
+        cuda_reason()
+    );
     ONCE.call_once(|| {
-        let reason = Tensor::zeros([1], Device::Cuda(0))
-            .err()
-            .map_or_else(|| "unknown".to_string(), |e| e.to_string());
-        eprintln!("skipping CUDA variants: {reason}");
+        eprintln!("skipping CUDA variants: {}", cuda_reason());
     });
 }
 

@@ -15,8 +15,8 @@ use ruff_text_size::{Ranged, TextRange};
 use super::tables as t;
 use crate::frontend::eval::{reads_of, tensor, Val};
 use crate::ir::{
-    Binding, BindingId, CallRef, CallTarget, Class, Device, Event, EventKind, File, FileId,
-    Function, FunctionMeta, Loop, LoopId, Origin, Reads, Span, Value, ValueKind,
+    Arg, Binding, BindingId, CallRef, CallTarget, Class, Device, Event, EventKind, File, FileId,
+    Function, FunctionMeta, Loop, LoopId, Origin, Param, Reads, Span, Value, ValueKind,
 };
 
 /// Expressions nested deeper than this are not evaluated (a generated 5 000-term sum must not
@@ -51,7 +51,18 @@ pub(crate) fn lower_file(id: FileId, path: &Path, source: &Arc<str>) -> File {
 
 fn lower_source(id: FileId, path: &Path, source: &Arc<str>, kind: PySourceType) -> File {
     let mut file = File::new(id, path, source.clone(), is_binary_path(path, source));
-    let parsed = ruff_python_parser::parse_unchecked_source(source, kind);
+    let parsed =
+        match crate::stack::guarded(|| ruff_python_parser::parse_unchecked_source(source, kind)) {
+            Ok(parsed) => parsed,
+            Err(panic) => {
+                // The parser's own bug, on a file it should have reported as invalid.
+                file.syntax_error = Some((
+                    0..source.len().min(1),
+                    format!("the Python parser failed: {panic}"),
+                ));
+                return file;
+            }
+        };
     let first_error = parsed.errors().first().cloned();
     match first_error.map_or(Ok(parsed), Err) {
         Err(err) => {
@@ -293,6 +304,15 @@ impl<'a> Lowerer<'a> {
                     let mut tensor_attrs = HashSet::default();
                     for s in &c.body {
                         if let Stmt::FunctionDef(f) = s {
+                            // Attributes set by the other methods (`_set_cos_sin_cache`, which
+                            // `__init__` may call) may hold tensors too.
+                            if !matches!(f.name.id.as_str(), "__init__" | "forward") {
+                                self.collect_tensor_attrs(
+                                    &f.body,
+                                    &HashSet::default(),
+                                    &mut tensor_attrs,
+                                );
+                            }
                             if f.name.id.as_str() == "__init__" {
                                 collect_submodules(&f.body, &mut submodules);
                                 let tensor_params: HashSet<&str> = f
@@ -538,7 +558,12 @@ impl<'a> Lowerer<'a> {
                 // In a file that never imports torch, an unannotated parameter is host data.
                 (value.kind, value.device) = (ValueKind::Other, Device::Unknown);
             }
-            self.bind(pname, value);
+            let binding = self.bind(pname, value);
+            self.st().func.params.push(Param {
+                name: pname.to_string(),
+                binding: Some(binding),
+                tensor_use: false,
+            });
         }
         for p in params.vararg.iter().chain(&params.kwarg) {
             self.bind(p.name.id.as_str(), Value::unknown(span_of(p.name.range)));
@@ -948,13 +973,35 @@ impl<'a> Lowerer<'a> {
                 Val::new(out)
             }
             Expr::Compare(c) => {
-                let mut out = Value::unknown(span);
+                let mut out = Value::unknown(span.clone());
+                let mut tensors = Vec::new();
                 for e in std::iter::once(&*c.left).chain(c.comparators.iter()) {
                     let v = self.eval(e);
                     out.reads.extend(v.v.reads.iter().copied());
                     if out.host_read.is_none() {
-                        out.host_read = v.v.host_read;
+                        out.host_read.clone_from(&v.v.host_read);
                     }
+                    if v.v.is_tensorish() {
+                        tensors.push(v.v);
+                    }
+                }
+                // `a < b` on two tensors is an elementwise op: a mask where `a` is.
+                let elementwise = c.ops.iter().all(|op| {
+                    !matches!(
+                        op,
+                        ast::CmpOp::Is | ast::CmpOp::IsNot | ast::CmpOp::In | ast::CmpOp::NotIn
+                    )
+                });
+                if elementwise && tensors.len() >= 2 {
+                    let first = tensors[0].clone();
+                    self.maybe_op("comparison", tensors, span.clone());
+                    // A bool mask: a hard-coded device's origin stays (for P101), an inherited
+                    // one goes (its dtype is no longer the factory's default).
+                    let origin = first.origin.filter(|_| first.device.is_hard_coded());
+                    let mut v = tensor(span, first.device, origin);
+                    v.kind = first.kind;
+                    v.reads = std::mem::take(&mut out.reads);
+                    return Val::new(v);
                 }
                 Val::new(out)
             }
@@ -1144,6 +1191,7 @@ impl<'a> Lowerer<'a> {
             return Val::new(v);
         }
         let base = self.eval(&a.value);
+        self.note_tensor_use(&base.v, attr);
         let mut v = Value::unknown(span.clone());
         v.reads.clone_from(&base.v.reads);
         if attr == "device" {
@@ -1172,7 +1220,27 @@ impl<'a> Lowerer<'a> {
         Val::new(v)
     }
 
+    /// `x.shape`, `x.permute(..)` on a parameter: the function uses it as a tensor.
+    fn note_tensor_use(&mut self, v: &Value, member: &str) {
+        let Some(b) = v.var else { return };
+        if !t::TENSOR_EVIDENCE.contains(&member) {
+            return;
+        }
+        if let Some(state) = self.stack.last_mut() {
+            for p in &mut state.func.params {
+                if p.binding == Some(b) {
+                    p.tensor_use = true;
+                }
+            }
+        }
+    }
+
     fn maybe_op(&mut self, name: &str, operands: Vec<Value>, span: Span) {
+        self.maybe_op_of(name, operands, span, false);
+    }
+
+    /// [`Self::maybe_op`] for a callee that may move what it is given (see `EventKind::Op`).
+    fn maybe_op_of(&mut self, name: &str, operands: Vec<Value>, span: Span, opaque: bool) {
         if operands.is_empty() {
             return;
         }
@@ -1182,6 +1250,7 @@ impl<'a> Lowerer<'a> {
                 EventKind::Op {
                     name: name.to_string(),
                     operands,
+                    opaque,
                 },
                 span.clone(),
             );
@@ -1367,6 +1436,7 @@ impl<'a> Lowerer<'a> {
             CallTarget::Free {
                 name: name.to_string(),
             },
+            call_args(&args, &kwargs),
             arg_tensors,
             span,
             reads,
@@ -1416,6 +1486,7 @@ impl<'a> Lowerer<'a> {
                 EventKind::Op {
                     name: "module call".to_string(),
                     operands: arg_tensors,
+                    opaque: true,
                 },
                 span.clone(),
             );
@@ -1465,6 +1536,7 @@ impl<'a> Lowerer<'a> {
     fn local_call(
         &mut self,
         target: CallTarget,
+        args: Vec<Arg>,
         arg_tensors: Vec<Value>,
         span: Span,
         reads: Reads,
@@ -1472,7 +1544,7 @@ impl<'a> Lowerer<'a> {
         let name = match &target {
             CallTarget::Method { name, .. } | CallTarget::Free { name } => name.clone(),
         };
-        let mut v = self.call_result(target, &arg_tensors, span.clone());
+        let mut v = self.call_result(target, args, &arg_tensors, span.clone());
         self.maybe_op(&name, arg_tensors, span);
         v.reads = reads;
         v
@@ -1480,10 +1552,17 @@ impl<'a> Lowerer<'a> {
 
     /// Emits the call of a function of the tree and returns its result: maybe a tensor, on the
     /// device the checker finds the callee returns.
-    fn call_result(&mut self, target: CallTarget, arg_tensors: &[Value], span: Span) -> Value {
+    fn call_result(
+        &mut self,
+        target: CallTarget,
+        args: Vec<Arg>,
+        arg_tensors: &[Value],
+        span: Span,
+    ) -> Value {
         self.emit(
             EventKind::Call {
                 target: target.clone(),
+                args,
             },
             span.clone(),
         );
@@ -1616,7 +1695,9 @@ impl<'a> Lowerer<'a> {
         // Any other torch function given tensors computes on them (`torch.cat`, `F.linear`);
         // given none, nothing is known (`torch.get_default_dtype()`).
         let first = arg_tensors.first().cloned()?;
-        self.maybe_op(last, arg_tensors.to_vec(), span.clone());
+        if !t::HOST_ARGUMENT_FUNCTIONS.contains(&last) {
+            self.maybe_op(last, arg_tensors.to_vec(), span.clone());
+        }
         let origin = if t::BOOL_OPS.contains(&last) && !first.device.is_hard_coded() {
             None
         } else {
@@ -1736,7 +1817,11 @@ impl<'a> Lowerer<'a> {
             .chain(kwargs.iter().map(|(_, v)| v))
             .find_map(|a| a.v.host_read.clone());
         let on_host = device == Device::Cpu;
+        let host_scalar = name == "tensor"
+            && !is_sequence_literal(c.arguments.args.first())
+            && args.first().is_some_and(|a| !a.v.is_tensorish());
         let mut v = tensor(span.clone(), device, origin);
+        v.host_scalar = host_scalar;
         if on_host {
             v.host_read.clone_from(&from_host);
         }
@@ -1865,7 +1950,13 @@ impl<'a> Lowerer<'a> {
                         self_type: class.clone(),
                         name: name.to_string(),
                     };
-                    return Val::new(self.local_call(target, arg_tensors, span, reads));
+                    return Val::new(self.local_call(
+                        target,
+                        call_args(args, kwargs),
+                        arg_tensors,
+                        span,
+                        reads,
+                    ));
                 }
             }
             let submodule = self
@@ -1889,7 +1980,8 @@ impl<'a> Lowerer<'a> {
                         self_type: class.clone(),
                         name: name.to_string(),
                     };
-                    let mut v = self.call_result(target, &arg_tensors, span);
+                    let mut v =
+                        self.call_result(target, call_args(args, kwargs), &arg_tensors, span);
                     v.reads = reads;
                     return Val::new(v);
                 }
@@ -1899,6 +1991,7 @@ impl<'a> Lowerer<'a> {
             return Val::new(v);
         }
         let recv = self.eval(&a.value);
+        self.note_tensor_use(&recv.v, name);
         let kw = |n: &str| {
             kwargs
                 .iter()
@@ -2072,6 +2165,7 @@ impl<'a> Lowerer<'a> {
                     .map_or_else(|| recv.v.device.clone(), |d| d.device.clone());
                 let mut v = tensor(span, device, None);
                 v.kind = recv.v.kind;
+                v.host_scalar = recv.v.host_scalar;
                 v.reads = reads;
                 return Val::new(v);
             }
@@ -2120,7 +2214,8 @@ impl<'a> Lowerer<'a> {
 
         if !arg_tensors.is_empty() && !t::COLLECTION_METHODS.contains(&name) {
             let first = arg_tensors[0].clone();
-            self.maybe_op(name, arg_tensors, span.clone());
+            // `model.forward(x, mask)` runs a model: its weights meet what it is given.
+            self.maybe_op_of(name, arg_tensors, span.clone(), name != "forward");
             let mut v = tensor(span, first.device, first.origin);
             v.kind = first.kind;
             v.reads = reads;
@@ -2218,14 +2313,31 @@ fn param_kind(name: &str, annotation: Option<&str>, default: Option<&Expr>) -> (
     );
     match annotation {
         Some(a) if a.contains("Tensor") => (ValueKind::Tensor, Device::Input),
-        Some(a) if a.contains("device") => (ValueKind::Device, Device::Unknown),
+        // A device parameter is device-generic: the device of parameter k.
+        Some(a) if a.contains("device") => (ValueKind::Device, Device::Input),
         Some(_) => (ValueKind::Other, Device::Unknown),
-        None if t::is_device_name(name) => (ValueKind::Device, Device::Unknown),
+        None if t::is_device_name(name) => (ValueKind::Device, Device::Input),
         None if literal_default || t::is_host_value_name(name) => {
             (ValueKind::Other, Device::Unknown)
         }
         None => (ValueKind::MaybeTensor, Device::Input),
     }
+}
+
+/// A call's arguments as the IR keeps them: positional, then keyword (`**kw` dropped).
+fn call_args(args: &[Val], kwargs: &[(Option<&str>, Val)]) -> Vec<Arg> {
+    args.iter()
+        .map(|a| Arg {
+            keyword: None,
+            value: a.v.clone(),
+        })
+        .chain(kwargs.iter().filter_map(|(k, v)| {
+            k.map(|k| Arg {
+                keyword: Some(k.to_string()),
+                value: v.v.clone(),
+            })
+        }))
+        .collect()
 }
 
 fn is_self(e: &Expr) -> bool {

@@ -99,8 +99,67 @@ pub(crate) const TENSOR_ONLY_HOST_READS: &[&str] = &["tolist"];
 /// Builtins that read a tensor's value on the host (`bool(t)`, `float(t)`).
 pub(crate) const HOST_READ_BUILTINS: &[&str] = &["bool", "float", "int"];
 
+/// Members whose use on a parameter says the function takes a tensor there (`x.shape`,
+/// `x.permute(..)`): those of `torch.Tensor` that lists, numbers and configs do not have.
+pub(crate) const TENSOR_EVIDENCE: &[&str] = &[
+    "shape",
+    "size",
+    "dim",
+    "ndim",
+    "device",
+    "dtype",
+    "unsqueeze",
+    "squeeze",
+    "permute",
+    "view",
+    "reshape",
+    "transpose",
+    "flatten",
+    "float",
+    "half",
+    "long",
+    "bool",
+    "to",
+    "cuda",
+    "cpu",
+    "contiguous",
+    "numel",
+    "new_zeros",
+    "new_ones",
+    "new_full",
+    "new_empty",
+    "new_tensor",
+    "masked_fill",
+    "expand",
+    "expand_as",
+    "repeat",
+    "cumsum",
+    "clone",
+    "detach",
+    "matmul",
+    "type_as",
+    "is_cuda",
+    "narrow",
+    "index_select",
+    "gather",
+    "scatter",
+    "argmax",
+    "softmax",
+    "nonzero",
+    "masked_select",
+    "repeat_interleave",
+    "flip",
+    "chunk",
+    "split",
+    "unbind",
+];
+
 /// Tensor attributes and methods whose result is not a tensor.
 pub(crate) const NON_TENSOR_MEMBERS: &[&str] = &[
+    // List methods: a receiver that may be a tensor but is appended to is a list.
+    "append",
+    "extend",
+    "insert",
     "shape",
     "size",
     "dim",
@@ -132,6 +191,10 @@ pub(crate) const NON_TENSOR_MEMBERS: &[&str] = &[
 
 /// Tensor methods that take another tensor but are legal across devices (copies).
 pub(crate) const CROSS_DEVICE_METHODS: &[&str] = &["copy_", "set_", "to"];
+
+/// Functions documented to take some tensor arguments on the host whatever the device of the
+/// others: `ctc_loss`'s targets and lengths (cuDNN's CTC even requires them there).
+pub(crate) const HOST_ARGUMENT_FUNCTIONS: &[&str] = &["ctc_loss"];
 
 /// Methods that put a value into a host collection: given tensors, they compute nothing.
 pub(crate) const COLLECTION_METHODS: &[&str] = &[

@@ -24,6 +24,10 @@ use crate::ir::{
 pub(crate) fn lower_calls_only(id: FileId, path: &Path, source: &Arc<str>) -> File {
     let mut file = File::new(id, path, source.clone(), is_binary_path(path));
     file.calls_only = true;
+    if let Some(error) = super::too_deep(source) {
+        file.syntax_error = Some(error);
+        return file;
+    }
     match syn::parse_file(source) {
         Err(err) => {
             // Reported with its position by the full lowering, which the caller then runs.
@@ -228,7 +232,10 @@ impl<'ast> Visit<'ast> for CallGraph<'_> {
         if let Some(target) = self.target(e) {
             if let Some(f) = self.stack.last_mut() {
                 f.events.push(Event {
-                    kind: EventKind::Call { target },
+                    kind: EventKind::Call {
+                        target,
+                        args: Vec::new(),
+                    },
                     span: 0..0,
                     loop_id: None,
                     in_log: false,

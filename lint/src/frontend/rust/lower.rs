@@ -4,7 +4,7 @@
 //! walk is an abstract evaluation: every expression is visited once and yields a [`Value`] (kind,
 //! device, where the device came from), and the placement-relevant ones emit [`Event`]s.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -19,8 +19,8 @@ use super::spans::Name;
 use super::tables as t;
 use crate::frontend::eval::{reads_of, tensor, Val};
 use crate::ir::{
-    Binding, BindingId, CallRef, CallTarget, Device, Event, EventKind, File, FileId, Function,
-    FunctionMeta, Loop, LoopId, Origin, Reads, Span, Value, ValueKind,
+    Arg, Binding, BindingId, CallRef, CallTarget, Device, Event, EventKind, FieldRef, File, FileId,
+    Function, FunctionMeta, Loop, LoopId, Origin, Param, Reads, Span, Value, ValueKind,
 };
 use crate::settings::Settings;
 
@@ -39,6 +39,10 @@ pub(crate) fn lower_file(
 ) -> File {
     let path_is_test = is_test_path(path) || settings.is_test_path(path);
     let mut file = File::new(id, path, source.clone(), is_binary_path(path));
+    if let Some(error) = super::too_deep(source) {
+        file.syntax_error = Some(error);
+        return file;
+    }
     // Strip what `syn::parse_file` strips (a BOM, a shebang line), remembering the offset.
     let mut base = 0;
     if source.starts_with('\u{feff}') {
@@ -189,6 +193,11 @@ struct Lowerer<'a> {
     stack: Vec<FnState>,
     /// `(self type, trait)` of the impl blocks being walked.
     impls: Vec<(Option<String>, Option<String>)>,
+    /// The structs of the file: their names, and each named field's type when it is one of
+    /// them (through `Option`, `Box`, `Arc`, `Rc`), so that `self.encoder.forward(..)` is a call
+    /// of `Encoder::forward`.
+    structs: HashSet<String>,
+    field_types: HashMap<(String, String), String>,
     test_depth: u32,
     /// Do not walk test modules at all.
     skip_test_modules: bool,
@@ -225,6 +234,8 @@ impl<'a> Lowerer<'a> {
             functions: Vec::new(),
             stack: Vec::new(),
             impls: Vec::new(),
+            structs: HashSet::default(),
+            field_types: HashMap::default(),
             test_depth: 0,
             skip_test_modules: false,
             extra_factories: &[],
@@ -570,14 +581,33 @@ impl<'a> Lowerer<'a> {
                 } else {
                     ValueKind::Other
                 };
+                // A tensor parameter, and a device parameter (`dev: &Device`), are
+                // device-generic: the device of parameter k, whatever the caller passes.
                 let device = match kind {
-                    ValueKind::Tensor => Device::Input,
+                    ValueKind::Tensor | ValueKind::Device => Device::Input,
                     _ => Device::Unknown,
                 };
                 let mut value = Value::unknown(span.clone());
                 value.kind = kind;
                 value.device = device;
+                let first = self.st().func.bindings.len();
                 self.bind_pat(&arg.pat, &value);
+                let st = self.st();
+                let binding = (st.func.bindings.len() == first + 1)
+                    .then(|| BindingId::try_from(first).unwrap_or(BindingId::MAX));
+                let name = binding.map_or_else(
+                    || self.src.get(span.clone()).unwrap_or("_").to_string(),
+                    |b| {
+                        self.stack.last().expect("open").func.bindings[b as usize]
+                            .name
+                            .clone()
+                    },
+                );
+                self.st().func.params.push(Param {
+                    name,
+                    binding,
+                    tensor_use: true,
+                });
             }
         }
         let tail = self.eval_block(body);
@@ -676,9 +706,19 @@ impl<'a> Lowerer<'a> {
                 let mut v = Value::unknown(span.clone());
                 v.reads = base.v.reads;
                 if let syn::Member::Named(name) = &f.member {
-                    if t::is_device_field(&Name::of(name)) {
+                    let name = Name::of(name);
+                    if t::is_device_field(&name) {
                         v.kind = ValueKind::Device;
                         v.device = Device::Cached;
+                    } else if let (true, Some((Some(self_type), _))) =
+                        (is_self_path(&f.base), self.impls.last())
+                    {
+                        // `self.mask`: model state, where the type's constructors put it.
+                        v.kind = ValueKind::MaybeTensor;
+                        v.device = Device::Field(Arc::new(FieldRef {
+                            self_type: self_type.clone(),
+                            name: name.to_string(),
+                        }));
                     }
                 }
                 Val::new(v)
@@ -781,8 +821,30 @@ impl<'a> Lowerer<'a> {
             }
             Expr::Macro(m) => self.eval_macro(&m.mac),
             Expr::Struct(s) => {
+                // `Self { .. }` / `Type { .. }` in the type's own impl: what the fields hold.
+                let own = self
+                    .impls
+                    .last()
+                    .and_then(|(ty, _)| ty.clone())
+                    .filter(|ty| {
+                        s.path
+                            .segments
+                            .last()
+                            .is_some_and(|seg| seg.ident == "Self" || seg.ident == ty.as_str())
+                    });
                 for field in &s.fields {
-                    self.eval(&field.expr);
+                    let value = self.eval(&field.expr);
+                    if let (Some(_), syn::Member::Named(name)) = (&own, &field.member) {
+                        let at = self.expr_span(&field.expr);
+                        self.emit(
+                            EventKind::SetAttr {
+                                attr: Name::of(name).to_string(),
+                                value: value.v,
+                                registered: false,
+                            },
+                            at,
+                        );
+                    }
                 }
                 if let Some(rest) = &s.rest {
                     self.eval(rest);
@@ -967,6 +1029,7 @@ impl<'a> Lowerer<'a> {
                 EventKind::Op {
                     name: name.to_string(),
                     operands,
+                    opaque: false,
                 },
                 span.clone(),
             );
@@ -1090,6 +1153,29 @@ impl<'a> Lowerer<'a> {
             return Val::new(v);
         }
 
+        // Calls of a sub-module's methods, when its type is a struct of this file.
+        if let Device::Field(field) = &recv.v.device {
+            let ty = self
+                .field_types
+                .get(&(field.self_type.clone(), field.name.clone()))
+                .filter(|ty| self.structs.contains(ty.as_str()))
+                .cloned();
+            if let Some(self_type) = ty {
+                let target = CallTarget::Method {
+                    self_type,
+                    name: name.to_string(),
+                };
+                return Val::new(self.local_call(
+                    target,
+                    &args,
+                    arg_tensors,
+                    first_arg_device,
+                    span,
+                    reads,
+                ));
+            }
+        }
+
         // Calls of this type's own methods.
         if is_self {
             if let Some((Some(self_type), _)) = self.impls.last().cloned() {
@@ -1099,6 +1185,7 @@ impl<'a> Lowerer<'a> {
                 };
                 return Val::new(self.local_call(
                     target,
+                    &args,
                     arg_tensors,
                     first_arg_device,
                     span,
@@ -1108,7 +1195,9 @@ impl<'a> Lowerer<'a> {
         }
 
         // Running a module: the output lives where the input does.
-        if t::is_forward_name(name) && !tensor_recv || t::APPLY_METHODS.contains(&name) {
+        // `forward` is no tensor method: a receiver not known to be a tensor (a field of unknown
+        // type, what a helper returns) is a module there.
+        if t::is_forward_name(name) && !recv.v.is_tensor() || t::APPLY_METHODS.contains(&name) {
             let device = if tensor_recv && t::APPLY_METHODS.contains(&name) {
                 recv.v.clone()
             } else if let Some(first) = arg_tensors.first() {
@@ -1178,6 +1267,7 @@ impl<'a> Lowerer<'a> {
     fn local_call(
         &mut self,
         target: CallTarget,
+        args: &[Val],
         arg_tensors: Vec<Value>,
         arg_device: Device,
         span: Span,
@@ -1186,6 +1276,13 @@ impl<'a> Lowerer<'a> {
         self.emit(
             EventKind::Call {
                 target: target.clone(),
+                args: args
+                    .iter()
+                    .map(|a| Arg {
+                        keyword: None,
+                        value: a.v.clone(),
+                    })
+                    .collect(),
             },
             span.clone(),
         );
@@ -1364,7 +1461,14 @@ impl<'a> Lowerer<'a> {
         let self_type = self.impls.last().and_then(|(ty, _)| ty.as_deref());
         let target = call_target(&segs, self_type);
         if let Some(target) = target {
-            return Val::new(self.local_call(target, arg_tensors, first_arg_device, span, reads));
+            return Val::new(self.local_call(
+                target,
+                &args,
+                arg_tensors,
+                first_arg_device,
+                span,
+                reads,
+            ));
         }
         let mut v = Value::unknown(span);
         v.reads = reads;
@@ -1578,6 +1682,28 @@ pub(super) fn call_target<S: AsRef<str>>(
     }
 }
 
+/// The last path segment of a field's type, through `Option`, `Box`, `Arc` and `Rc`
+/// (`Option<Box<Encoder>>` → `Encoder`).
+fn wrapped_type_name(ty: &syn::Type) -> Option<String> {
+    let syn::Type::Path(p) = ty else { return None };
+    let seg = p.path.segments.last()?;
+    let name = seg.ident.to_string();
+    if matches!(name.as_str(), "Option" | "Box" | "Arc" | "Rc") {
+        if let syn::PathArguments::AngleBracketed(args) = &seg.arguments {
+            if let Some(syn::GenericArgument::Type(inner)) = args.args.first() {
+                return wrapped_type_name(inner);
+            }
+        }
+        return None;
+    }
+    Some(name)
+}
+
+/// `self`, as an expression.
+fn is_self_path(e: &Expr) -> bool {
+    matches!(e, Expr::Path(p) if p.path.is_ident("self"))
+}
+
 /// Joins the values of two branches: equal devices stay, a known device wins over an unknown one.
 fn join(a: Value, b: Value) -> Value {
     let known = |v: &Value| v.kind != ValueKind::Other && v.device != Device::Unknown;
@@ -1672,6 +1798,20 @@ impl<'ast> Visit<'ast> for Lowerer<'_> {
         if test {
             self.test_depth -= 1;
         }
+    }
+
+    fn visit_item_struct(&mut self, i: &'ast syn::ItemStruct) {
+        let name = i.ident.to_string();
+        if let syn::Fields::Named(fields) = &i.fields {
+            for field in &fields.named {
+                let (Some(ident), Some(ty)) = (&field.ident, wrapped_type_name(&field.ty)) else {
+                    continue;
+                };
+                self.field_types
+                    .insert((name.clone(), ident.to_string()), ty);
+            }
+        }
+        self.structs.insert(name);
     }
 
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {

@@ -1,0 +1,310 @@
+//! Parameter-meet summaries: which parameters of a function meet which device-generic values
+//! inside it (or inside what it calls), so that a tensor built on a hard-coded device and passed
+//! as an argument is caught where it is passed, not only where it is used.
+//!
+//! A function's summary is a set of [`Meet`]s: "parameter `k` meets parameter `j`" or "parameter
+//! `k` meets the model's own state" (a tensor on the model's device: built on `self.device`,
+//! `vb.device()`). It is computed bottom-up over the call graph and iterated to a fixpoint
+//! (recursive calls and strongly connected components converge in a few rounds; the number of
+//! rounds is bounded by [`MAX_ROUNDS`]), as Pysa and Infer compute their interprocedural
+//! summaries. Each meet keeps a [`Witness`]: the op where the meeting happens, and the chain of
+//! calls that leads there, for the finding's labels.
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap as HashMap;
+use smallvec::SmallVec;
+
+use crate::checker::{FnRef, Program};
+use crate::ir::{Arg, CallTarget, Device, EventKind, FileId, Function, Span, Value};
+
+/// Summaries stop growing after this many rounds over the whole tree.
+pub(crate) const MAX_ROUNDS: usize = 8;
+
+/// Calls are followed at most this deep when building a witness chain (labels only).
+const MAX_CHAIN: usize = 6;
+
+/// What a parameter meets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Partner {
+    /// Another parameter of the same function (index into [`Function::params`]).
+    Param(u16),
+    /// The model's own state: a tensor on the device stored on the model.
+    Model,
+}
+
+/// Where a meeting happens: the op, in the function that does it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Witness {
+    /// The file of the op.
+    pub(crate) file: FileId,
+    /// The op expression.
+    pub(crate) span: Span,
+    /// The op's name (`matmul`, `+`, `masked_fill`).
+    pub(crate) op: String,
+    /// The functions the argument is passed through, outermost first (`mask()`, `forward_attn()`),
+    /// ending with the one that holds the op.
+    pub(crate) chain: Vec<String>,
+}
+
+/// One fact of a summary: parameter `param` meets `partner` at `witness`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Meet {
+    /// The parameter (index into [`Function::params`]).
+    pub(crate) param: u16,
+    /// What it meets.
+    pub(crate) partner: Partner,
+    /// Where.
+    pub(crate) witness: Arc<Witness>,
+}
+
+/// A function's parameter-meet summary.
+pub(crate) type Meets = SmallVec<[Meet; 2]>;
+
+/// The parameters of `func` whose value `v` carries (read directly or computed from), unless
+/// `v` was moved by a transfer (then it lives where it was moved to).
+pub(crate) fn carried_params(func: &Function, v: &Value) -> SmallVec<[u16; 2]> {
+    let mut out = SmallVec::new();
+    if !v.is_tensorish() || v.origin.as_ref().is_some_and(|o| o.is_transfer) {
+        return out;
+    }
+    for (i, p) in func.params.iter().enumerate() {
+        let Some(b) = p.binding else { continue };
+        // The parameter's binding, or a later one of the same name (`if lengths is None:
+        // lengths = ..` rebinds it; the caller's value still flows on the other branch).
+        let carries = |id: u32| {
+            id == b
+                || func
+                    .bindings
+                    .get(id as usize)
+                    .is_some_and(|binding| binding.name == p.name)
+        };
+        if v.var.is_some_and(carries) || v.reads.iter().any(|&r| carries(r)) {
+            out.push(u16::try_from(i).unwrap_or(u16::MAX));
+        }
+    }
+    out
+}
+
+/// The argument a call passes for parameter `index` of `callee`: the positional one, or the
+/// keyword argument named as the parameter.
+pub(crate) fn arg_for<'a>(args: &'a [Arg], callee: &Function, index: u16) -> Option<&'a Arg> {
+    let index = usize::from(index);
+    let name = callee.params.get(index).map(|p| p.name.as_str());
+    args.iter()
+        .find(|a| a.keyword.is_some() && a.keyword.as_deref() == name)
+        .or_else(|| args.iter().filter(|a| a.keyword.is_none()).nth(index))
+}
+
+/// Whether a call passes `self` along: `self.f(..)` / `Self::f(..)` from a method of the same
+/// type, so the callee's model state is the caller's.
+pub(crate) fn is_self_call(target: &CallTarget, caller: &Function) -> bool {
+    matches!(target, CallTarget::Method { self_type, .. }
+        if caller.meta.self_type.as_deref() == Some(self_type.as_str()))
+}
+
+/// The parameter-meet summaries of every function of the tree that has parameters.
+pub(crate) fn summaries(program: &Program<'_>) -> HashMap<FnRef, Meets> {
+    let mut all: HashMap<FnRef, Meets> = HashMap::default();
+    let funcs: Vec<FnRef> = program
+        .files
+        .iter()
+        .flat_map(|file| {
+            file.functions
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| !f.params.is_empty() && !f.calls_only)
+                .map(move |(i, _)| (file.id, u32::try_from(i).unwrap_or(u32::MAX)))
+        })
+        .collect();
+    // Round 0: the ops of each function itself.
+    for &r in &funcs {
+        let local = local_meets(program, r);
+        if !local.is_empty() {
+            all.insert(r, local);
+        }
+    }
+    // Later rounds: what the callees' summaries say about the arguments passed to them.
+    for _ in 0..MAX_ROUNDS {
+        let mut changed = false;
+        for &r in &funcs {
+            let added = call_meets(program, r, &all);
+            if added.is_empty() {
+                continue;
+            }
+            let entry = all.entry(r).or_default();
+            for meet in added {
+                if !entry
+                    .iter()
+                    .any(|m| m.param == meet.param && m.partner == meet.partner)
+                {
+                    entry.push(meet);
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    all
+}
+
+/// `Type::name` for a method, `name` for a free function, as the finding's labels show it.
+pub(crate) fn qualified_name(program: &Program<'_>, file: FileId, func: &Function) -> String {
+    let sep = if crate::frontend::python::is_python(&program.file(file).path) {
+        "."
+    } else {
+        "::"
+    };
+    match &func.meta.self_type {
+        Some(ty) => format!("{ty}{sep}{}", func.meta.name),
+        None => func.meta.name.clone(),
+    }
+}
+
+/// Whether a resolved device is device-generic: an input's, a parameter's or the model's.
+pub(crate) fn is_generic(device: &Device) -> bool {
+    matches!(device, Device::Input | Device::Cached)
+}
+
+/// Whether `value` (resolved to `device`) is device-generic data where it is used: on a forward
+/// path any input-derived value is; elsewhere it must be known to be a tensor (an unannotated
+/// Python parameter may be a float, a shape or a config) or live on the model's device.
+pub(crate) fn is_generic_data(
+    func: &Function,
+    value: &Value,
+    device: &Device,
+    forward: bool,
+) -> bool {
+    is_generic(device)
+        && (forward
+            || value.kind == crate::ir::ValueKind::Tensor
+            || *device == Device::Cached
+            || func.params.iter().any(|p| {
+                p.tensor_use
+                    && p.binding
+                        .is_some_and(|b| value.var == Some(b) || value.reads.contains(&b))
+            }))
+}
+
+fn push_meet(out: &mut Meets, param: u16, partner: Partner, witness: &Arc<Witness>) {
+    if partner == Partner::Param(param) {
+        return;
+    }
+    if out.iter().any(|m| m.param == param && m.partner == partner) {
+        return;
+    }
+    out.push(Meet {
+        param,
+        partner,
+        witness: witness.clone(),
+    });
+}
+
+/// The meets of one function's own ops.
+fn local_meets(program: &Program<'_>, r: FnRef) -> Meets {
+    let func = program.function(r);
+    let mut out = Meets::new();
+    let calls = program.tree_call_spans(func, r.0);
+    let forward = program.is_forward(r.0, r.1 as usize);
+    for event in &func.events {
+        let EventKind::Op {
+            name,
+            operands,
+            opaque,
+        } = &event.kind
+        else {
+            continue;
+        };
+        // A call of a function of the tree is judged by that function's summary instead, and a
+        // callee of unknown kind is evidence only on a forward path.
+        if calls.contains(&event.span) || *opaque && !forward {
+            continue;
+        }
+        let carried: Vec<SmallVec<[u16; 2]>> =
+            operands.iter().map(|o| carried_params(func, o)).collect();
+        let witness = Arc::new(Witness {
+            file: r.0,
+            span: event.span.clone(),
+            op: name.clone(),
+            chain: vec![qualified_name(program, r.0, func)],
+        });
+        for (i, ks) in carried.iter().enumerate() {
+            for &k in ks {
+                for (j, other) in operands.iter().enumerate() {
+                    if i == j {
+                        continue;
+                    }
+                    for &p in &carried[j] {
+                        push_meet(&mut out, k, Partner::Param(p), &witness);
+                    }
+                    if carried[j].is_empty() && program.resolve(other, r.0).0 == Device::Cached {
+                        push_meet(&mut out, k, Partner::Model, &witness);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The meets a function gets from its calls: an argument carrying parameter `a` passed where
+/// the callee's parameter meets something the caller also passes (or its own model state).
+fn call_meets(program: &Program<'_>, r: FnRef, all: &HashMap<FnRef, Meets>) -> Meets {
+    let func = program.function(r);
+    let mut out = Meets::new();
+    for event in &func.events {
+        let EventKind::Call { target, args } = &event.kind else {
+            continue;
+        };
+        if args.is_empty() {
+            continue;
+        }
+        for callee in program.resolve_call(target, r.0) {
+            let Some(meets) = all.get(&callee) else {
+                continue;
+            };
+            let callee_fn = program.function(callee);
+            for meet in meets {
+                let Some(arg) = arg_for(args, callee_fn, meet.param) else {
+                    continue;
+                };
+                let from = carried_params(func, &arg.value);
+                if from.is_empty() {
+                    continue;
+                }
+                let mut witness = (*meet.witness).clone();
+                if witness.chain.len() < MAX_CHAIN {
+                    witness.chain.insert(0, qualified_name(program, r.0, func));
+                }
+                let witness = Arc::new(witness);
+                let partners: SmallVec<[Partner; 2]> = match meet.partner {
+                    Partner::Param(j) => {
+                        let Some(other) = arg_for(args, callee_fn, j) else {
+                            continue;
+                        };
+                        let mut ps: SmallVec<[Partner; 2]> = carried_params(func, &other.value)
+                            .into_iter()
+                            .map(Partner::Param)
+                            .collect();
+                        if ps.is_empty() && program.resolve(&other.value, r.0).0 == Device::Cached {
+                            ps.push(Partner::Model);
+                        }
+                        ps
+                    }
+                    Partner::Model if is_self_call(target, func) => {
+                        SmallVec::from_slice(&[Partner::Model])
+                    }
+                    Partner::Model => SmallVec::new(),
+                };
+                for a in &from {
+                    for p in &partners {
+                        push_meet(&mut out, *a, *p, &witness);
+                    }
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Precision on unseen code: runs placer on real PyTorch packages and Rust crates that its rules were
+# never tuned on (issue 12; results in docs/precision.md, "Unseen packages"). The list is pinned
+# below and was fixed before any finding was read; do not tune rules against it and then quote it
+# as a precision figure (that would make it a regression check).
+#
+# PyTorch packages: `pip download --no-deps NAME==VER` wheels, unzipped. Rust crates: one
+# throwaway manifest per crate + `cargo fetch`; placer runs on the crate's own sources in cargo's
+# registry cache. Everything lands in a scratch dir outside the repository (default
+# /work/scratch-unseen, or $UNSEEN_DIR): no third-party source is committed.
+#
+# Per package it prints the number of source files, placer's summary line and the default-on
+# findings per rule; the findings are kept in $UNSEEN_DIR/findings/NAME.findings.
+# With PRECISION_SAMPLE=N (the precision doc uses 25) it also prints, per package, N findings drawn
+# at random (all of them where there are at most N; seeded: PRECISION_SEED, default 12), each with
+# the line of code it points at, for classifying by hand.
+#
+# Usage: scripts/precision-unseen.sh [-- EXTRA_PLACER_ARGS...]
+#   env: UNSEEN_DIR, PRECISION_SAMPLE, PRECISION_SEED, PLACER_BIN (a placer binary; else builds one)
+# Exits 1 if placer crashes (exit code other than 0/1, or a panic) on any package.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+
+extra=()
+if (($# > 0)); then
+  if [[ $1 != -- ]]; then
+    echo "usage: $0 [-- EXTRA_PLACER_ARGS...]" >&2
+    exit 2
+  fi
+  shift
+  extra=("$@")
+fi
+
+# Pinned 2026-11-23, before any finding was looked at. Not eligible (tuned on): transformers,
+# diffusers, timm, torchvision, candle-transformers, candle-nn, candle-core, tch, burn*; and never
+# the packages reserved for the final check (see issue 12).
+PY_PACKAGES=(
+  sentence-transformers==6.2.0
+  segmentation-models-pytorch==0.6.0
+  pytorch-metric-learning==2.9.0
+  speechbrain==1.1.2
+  x-transformers==2.31.10
+  torchgeo==0.8.1
+  vector-quantize-pytorch==1.32.0
+)
+RUST_CRATES=(
+  diffusers==0.3.1         # tch: Stable Diffusion (diffusers-rs)
+  candle-optimisers==0.10.2 # candle: optimisers
+  candle-ext==0.1.7        # candle: extra tensor ops
+  candle-crf==0.8.8        # candle: CRF layer
+  candle-pipelines==0.0.7  # candle: LLM pipelines
+  candle-pipelines-models==0.0.2 # candle: its patched model implementations
+  candle-lstm==0.2.3       # candle: LSTM
+)
+
+corpus="${UNSEEN_DIR:-/work/scratch-unseen}"
+case "$(realpath -m "$corpus")/" in
+  "$REPO"/*)
+    echo "error: the corpus dir must be outside the repository" >&2
+    exit 2
+    ;;
+esac
+mkdir -p "$corpus/wheels" "$corpus/src" "$corpus/cargo" "$corpus/findings"
+
+# dirs[NAME]: the directory placer checks; kinds[NAME]: py or rs
+declare -A dirs kinds
+order=()
+
+for spec in "${PY_PACKAGES[@]}"; do
+  name=${spec%%==*}
+  version=${spec##*==}
+  wheel_glob="$corpus/wheels/${name//-/_}-$version-*.whl"
+  # shellcheck disable=SC2086
+  if ! ls $wheel_glob >/dev/null 2>&1; then
+    pip download --quiet --no-deps "$spec" -d "$corpus/wheels" >&2
+  fi
+  dir="$corpus/src/$name-$version"
+  if [[ ! -d $dir ]]; then
+    mkdir -p "$dir"
+    # shellcheck disable=SC2086
+    unzip -qo $wheel_glob -d "$dir"
+  fi
+  dirs[$name]=$dir
+  kinds[$name]=py
+  order+=("$name")
+done
+
+for spec in "${RUST_CRATES[@]}"; do
+  name=${spec%%==*}
+  version=${spec##*==}
+  mdir="$corpus/cargo/$name"
+  mkdir -p "$mdir/src"
+  printf '[package]\nname = "unseen-%s"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n[workspace]\n[dependencies]\n%s = "=%s"\n' \
+    "$name" "$name" "$version" >"$mdir/Cargo.toml"
+  echo 'fn main() {}' >"$mdir/src/main.rs"
+  cargo fetch --quiet --manifest-path "$mdir/Cargo.toml" >&2
+  dir=$(cargo metadata --format-version 1 --manifest-path "$mdir/Cargo.toml" | python3 -c '
+import json, os, sys
+name, version = sys.argv[1], sys.argv[2]
+meta = json.load(sys.stdin)
+print(next(os.path.dirname(p["manifest_path"]) for p in meta["packages"]
+           if p["name"] == name and p["version"] == version))
+' "$name" "$version")
+  dirs[$name]=$dir
+  kinds[$name]=rs
+  order+=("$name")
+done
+
+build_placer
+status=0
+for name in "${order[@]}"; do
+  dir=${dirs[$name]}
+  out="$corpus/findings/$name.findings"
+  err="$PLACER_TMP/$name.err"
+  # Run from the scratch dir, never from inside the repository (placer reads config upwards).
+  (cd "$corpus" && run_placer "$out" "$err" check --output-format concise ${extra[@]+"${extra[@]}"} "$dir"
+  echo "$PLACER_RC" >"$PLACER_TMP/rc")
+  rc=$(cat "$PLACER_TMP/rc")
+  rs=$(find "$dir" -name '*.rs' | wc -l)
+  py=$(find "$dir" \( -name '*.py' -o -name '*.pyi' -o -name '*.ipynb' \) | wc -l)
+  echo "== $name (${kinds[$name]}, ${dir#"$corpus"/}): $rs .rs files, $py Python files"
+  echo "   $(summary_line "$err")"
+  if is_crash "$rc" "$err"; then
+    echo "   CRASH (exit $rc):" && head -20 "$err"
+    status=1
+  fi
+  grep -oE '\[P[0-9]+/[a-z-]+\]' "$out" | sort | uniq -c | sed 's/^/   /' || true
+done
+
+if [[ -n ${PRECISION_SAMPLE:-} ]]; then
+  seed="${PRECISION_SEED:-12}"
+  for name in "${order[@]}"; do
+    out="$corpus/findings/$name.findings"
+    n=$(grep -cE '\]: ' "$out" || true)
+    echo "== precision sample: $name: $((n < PRECISION_SAMPLE ? n : PRECISION_SAMPLE)) of $n findings (seed $seed)"
+    { grep -E '\]: ' "$out" || true; } |
+      shuf -n "$PRECISION_SAMPLE" --random-source=<(yes "$seed$name") |
+      sort -t: -k1,1 -k2,2n |
+      while IFS=: read -r file line _ rest; do
+        echo "-- $name ${file#"${dirs[$name]}"/}:$line:$rest"
+        sed -n "${line}p" "$file" | cut -c1-160
+      done
+  done
+fi
+exit $status
