@@ -15,8 +15,14 @@
 # at random (all of them where there are at most N; seeded: PRECISION_SEED, default 12), each with
 # the line of code it points at, for classifying by hand.
 #
+# Two pinned sets: UNSEEN_SET=1 (the default; the baseline set, read in docs/precision.md
+# "Unseen packages") and UNSEEN_SET=2 (a fresh set, "Unseen packages, round 2"). Once a set's
+# findings have been read and a rule tuned on them, its figure is a regression check: pin a new set.
+#
 # Usage: scripts/precision-unseen.sh [-- EXTRA_PLACER_ARGS...]
-#   env: UNSEEN_DIR, PRECISION_SAMPLE, PRECISION_SEED, PLACER_BIN (a placer binary; else builds one)
+#   env: UNSEEN_SET (1 or 2), UNSEEN_DIR (default /work/scratch-unseen for set 1,
+#        /work/scratch-unseen2 for set 2), PRECISION_SAMPLE, PRECISION_SEED,
+#        PLACER_BIN (a placer binary; else builds one)
 # Exits 1 if placer crashes (exit code other than 0/1, or a panic) on any package.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -31,9 +37,13 @@ if (($# > 0)); then
   extra=("$@")
 fi
 
-# Pinned 2026-11-23, before any finding was looked at. Not eligible (tuned on): transformers,
-# diffusers, timm, torchvision, candle-transformers, candle-nn, candle-core, tch, burn*; and never
-# the packages reserved for the final check (see issue 12).
+# Not eligible for any set (tuned on): transformers, diffusers, timm, torchvision,
+# candle-transformers, candle-nn, candle-core, tch, burn-core/burn-nn/burn-*; and never the
+# packages reserved for the final check (see issue 12).
+set_no="${UNSEEN_SET:-1}"
+case "$set_no" in
+1)
+# Set 1: pinned 2026-11-23, before any finding was looked at.
 PY_PACKAGES=(
   sentence-transformers==6.2.0
   segmentation-models-pytorch==0.6.0
@@ -52,8 +62,37 @@ RUST_CRATES=(
   candle-pipelines-models==0.0.2 # candle: its patched model implementations
   candle-lstm==0.2.3       # candle: LSTM
 )
+default_dir=/work/scratch-unseen
+;;
+2)
+# Set 2: chosen 2026-11-23 before any finding was seen, each pinned to its latest release on
+# PyPI / crates.io that day (pure-Python wheels; Python 3.11).
+PY_PACKAGES=(
+  torch-geometric==2.8.1
+  gpytorch==1.15.2
+  captum==0.9.0
+  denoising-diffusion-pytorch==2.3.4
+  flair==0.15.1
+  pytorch-forecasting==1.8.0
+  botorch==0.18.1
+)
+RUST_CRATES=(
+  embed_anything==0.7.1    # candle: embedding pipelines (text, image, audio models)
+  mistralrs-quant==0.8.1   # candle: quantized linear layers (GPTQ, HQQ, FP8, ...)
+  mistralrs-vision==0.8.1  # candle: image preprocessing transforms
+  candle-einops==0.2.0     # candle: einops-style rearrange / reduce
+  burn-efficient-kan==0.3.0 # burn: Kolmogorov-Arnold network layers
+  surya==0.4.0             # candle: OCR models (surya-rs)
+)
+default_dir=/work/scratch-unseen2
+;;
+*)
+  echo "error: UNSEEN_SET must be 1 or 2" >&2
+  exit 2
+  ;;
+esac
 
-corpus="${UNSEEN_DIR:-/work/scratch-unseen}"
+corpus="${UNSEEN_DIR:-$default_dir}"
 case "$(realpath -m "$corpus")/" in
   "$REPO"/*)
     echo "error: the corpus dir must be outside the repository" >&2
@@ -136,7 +175,19 @@ if [[ -n ${PRECISION_SAMPLE:-} ]]; then
     { grep -E '\]: ' "$out" || true; } |
       shuf -n "$PRECISION_SAMPLE" --random-source=<(yes "$seed$name") |
       sort -t: -k1,1 -k2,2n |
-      while IFS=: read -r file line _ rest; do
+      while IFS=: read -r file line col rest; do
+        if [[ $line == cell\ * ]]; then
+          # A notebook: FILE:cell N:LINE:COL: (N counts every cell from 1, LINE is within it).
+          cell=${line#cell } line=$col rest=${rest#*:}
+          echo "-- $name ${file#"${dirs[$name]}"/}:cell $cell:$line:$rest"
+          python3 -c '
+import json, sys
+cell = json.load(open(sys.argv[1]))["cells"][int(sys.argv[2]) - 1]["source"]
+lines = ("".join(cell) if isinstance(cell, list) else cell).splitlines()
+print(lines[int(sys.argv[3]) - 1][:160] if int(sys.argv[3]) <= len(lines) else "")
+' "$file" "$cell" "$line"
+          continue
+        fi
         echo "-- $name ${file#"${dirs[$name]}"/}:$line:$rest"
         sed -n "${line}p" "$file" | cut -c1-160
       done

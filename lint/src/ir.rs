@@ -351,6 +351,11 @@ pub struct Param {
     /// The function uses it as a tensor (`x.shape`, `x.permute(..)`, `x.device`): an
     /// unannotated Python parameter used so is taken for one.
     pub tensor_use: bool,
+    /// What its type annotation (or, unannotated, its name and default) says it holds: a
+    /// tensor, a device, a tensor of unknown kind ([`ValueKind::MaybeTensor`]) or other data.
+    pub kind: ValueKind,
+    /// Python: the default value, when the signature gives one (`device="cuda"`).
+    pub default: Option<Value>,
 }
 
 /// A loop (`for`, `while`, `loop`) of a function.

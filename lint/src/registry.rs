@@ -60,6 +60,7 @@ rules! {
     (P104, "cuda-without-fallback", cuda_without_fallback, CudaWithoutFallback, Pedantic),
     (P105, "helper-dtype-not-inherited", helper_dtype_not_inherited, HelperDtypeNotInherited, Suspicious),
     (P106, "host-built-model-state", host_built_model_state, HostBuiltModelState, Correctness),
+    (P107, "hard-coded-device-default", hard_coded_device_default, HardCodedDeviceDefault, Suspicious),
     (P201, "device-round-trip-in-loop", device_round_trip_in_loop, DeviceRoundTripInLoop, Perf),
     (P202, "loop-invariant-transfer", loop_invariant_transfer, LoopInvariantTransfer, Perf),
     (P203, "non-blocking-without-pinned-memory", non_blocking_without_pinned_memory, NonBlockingWithoutPinnedMemory, Perf),

@@ -6,6 +6,7 @@ pub(crate) mod cuda_without_fallback;
 pub(crate) mod dataloader_without_pin_memory;
 pub(crate) mod device_round_trip_in_loop;
 pub(crate) mod empty_cache_in_loop;
+pub(crate) mod hard_coded_device_default;
 pub(crate) mod hardcoded_device_ordinal;
 pub(crate) mod helper_dtype_not_inherited;
 pub(crate) mod host_built_model_state;

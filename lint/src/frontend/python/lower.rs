@@ -549,20 +549,21 @@ impl<'a> Lowerer<'a> {
                 self.bind(pname, value);
                 continue;
             }
-            if let Some(default) = &p.default {
-                self.eval(default);
-            }
+            let default = p.default.as_deref().map(|d| self.eval(d).v);
             let annotation = p.parameter.annotation.as_deref().map(|a| self.src_of(a));
             (value.kind, value.device) = param_kind(pname, annotation, p.default.as_deref());
             if value.kind == ValueKind::MaybeTensor && !self.uses_torch {
                 // In a file that never imports torch, an unannotated parameter is host data.
                 (value.kind, value.device) = (ValueKind::Other, Device::Unknown);
             }
+            let kind = value.kind;
             let binding = self.bind(pname, value);
             self.st().func.params.push(Param {
                 name: pname.to_string(),
                 binding: Some(binding),
                 tensor_use: false,
+                kind,
+                default,
             });
         }
         for p in params.vararg.iter().chain(&params.kwarg) {

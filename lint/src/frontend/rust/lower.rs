@@ -607,6 +607,8 @@ impl<'a> Lowerer<'a> {
                     name,
                     binding,
                     tensor_use: true,
+                    kind,
+                    default: None,
                 });
             }
         }
