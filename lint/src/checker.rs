@@ -55,6 +55,9 @@ pub(crate) struct Program<'a> {
     /// Free functions by name.
     free: HashMap<&'a str, Vec<FnRef>>,
     forward: HashSet<FnRef>,
+    /// Functions called from a loop body of the tree (a training step, a scheduler step), and
+    /// what they call: they run once per iteration.
+    per_iteration: HashSet<FnRef>,
     summaries: HashMap<FnRef, Summary>,
     /// What the constructors of a type store in each field: (type, field) → device.
     fields: HashMap<(&'a str, &'a str), Summary>,
@@ -100,6 +103,7 @@ impl<'a> Program<'a> {
             methods,
             free,
             forward: HashSet::default(),
+            per_iteration: HashSet::default(),
             summaries: HashMap::default(),
             fields: HashMap::default(),
             meets: HashMap::default(),
@@ -124,6 +128,7 @@ impl<'a> Program<'a> {
             || program.return_summaries(),
         );
         program.forward = forward;
+        program.per_iteration = program.per_iteration_functions();
         program.summaries = summaries;
         program.fields = program.field_summaries();
         program.meets = crate::engine::meets::summaries(&program);
@@ -258,6 +263,52 @@ impl<'a> Program<'a> {
 
     /// The functions on a forward path: the entries (`forward` of modules, configured forward
     /// methods) and everything they call, test code left out.
+    /// The functions a loop body of the tree calls, and what they call, transitively.
+    fn per_iteration_functions(&self) -> HashSet<FnRef> {
+        let mut work: Vec<FnRef> = Vec::new();
+        for file in self.files {
+            for f in file.functions.iter().filter(|f| !f.meta.is_test) {
+                for event in &f.events {
+                    if let (EventKind::Call { target, .. }, Some(_)) = (&event.kind, event.loop_id)
+                    {
+                        work.extend(self.resolve_call(target, file.id));
+                    }
+                }
+            }
+        }
+        self.reachable(work)
+    }
+
+    /// `seeds` and every non-test function they call, transitively.
+    fn reachable(&self, mut work: Vec<FnRef>) -> HashSet<FnRef> {
+        let mut out = HashSet::default();
+        while let Some(r) = work.pop() {
+            if self.function(r).meta.is_test || !out.insert(r) {
+                continue;
+            }
+            for event in &self.function(r).events {
+                if let EventKind::Call { target, .. } = &event.kind {
+                    work.extend(
+                        self.resolve_call(target, r.0)
+                            .into_iter()
+                            .filter(|c| !out.contains(c)),
+                    );
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether a function runs once per call of a forward path or per iteration of a loop. A
+    /// method named `step` counts: optimizers and LR and diffusion schedulers are stepped once
+    /// per iteration by convention, through receivers whose type the tree does not name.
+    pub(crate) fn is_hot(&self, file: FileId, func: usize) -> bool {
+        let r = (file, u32::try_from(func).unwrap_or(u32::MAX));
+        self.forward.contains(&r)
+            || self.per_iteration.contains(&r)
+            || self.function(r).meta.name == "step" && self.function(r).meta.self_type.is_some()
+    }
+
     fn forward_functions(&self) -> HashSet<FnRef> {
         let mut forward = HashSet::default();
         let mut work: Vec<FnRef> = Vec::new();

@@ -68,6 +68,7 @@ rules! {
     (P205, "pin-memory-on-device-tensors", pin_memory_on_device_tensors, PinMemoryOnDeviceTensors, Correctness),
     (P206, "host-read-of-device-tensor", host_read_of_device_tensor, HostReadOfDeviceTensor, Correctness),
     (P207, "convenience-transfer-method", convenience_transfer_method, ConvenienceTransferMethod, Pedantic),
+    (P208, "per-call-transfer-of-model-state", per_call_transfer_of_model_state, PerCallTransferOfModelState, Perf),
     (P301, "host-sync-in-loop", host_sync_in_loop, HostSyncInLoop, Perf),
     (P302, "unsynchronized-timing", unsynchronized_timing, UnsynchronizedTiming, Correctness),
     (P303, "empty-cache-in-loop", empty_cache_in_loop, EmptyCacheInLoop, Perf),

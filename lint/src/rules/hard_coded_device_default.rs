@@ -27,15 +27,6 @@ declare_rule! {
     ///     return pos[:, None] * torch.ones(dim, device=device)
     /// ```
     ///
-    /// Use instead:
-    /// ```python
-    /// import torch
-    ///
-    /// def sinusoidal_table(n, dim, device=None):
-    ///     pos = torch.arange(n, device=device)
-    ///     return pos[:, None] * torch.ones(dim, device=device)
-    /// ```
-    ///
     /// ```rust,ignore
     /// use burn::tensor::{backend::Backend, Tensor};
     ///
@@ -45,6 +36,14 @@ declare_rule! {
     /// ```
     ///
     /// Use instead:
+    /// ```python
+    /// import torch
+    ///
+    /// def sinusoidal_table(n, dim, device=None):
+    ///     pos = torch.arange(n, device=device)
+    ///     return pos[:, None] * torch.ones(dim, device=device)
+    /// ```
+    ///
     /// ```rust,ignore
     /// use burn::tensor::{backend::Backend, Tensor};
     ///
@@ -113,8 +112,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 let Some(default) = &param.default else {
                     continue;
                 };
-                if default.kind != ValueKind::Device || !matches!(default.device, Device::Cuda(_))
-                {
+                if default.kind != ValueKind::Device || !matches!(default.device, Device::Cuda(_)) {
                     continue;
                 }
                 let violation = HardCodedDeviceDefault {

@@ -18,6 +18,7 @@ pub(crate) mod loss_weight_on_cpu;
 pub(crate) mod mixed_device_op;
 pub(crate) mod model_input_device_mismatch;
 pub(crate) mod non_blocking_without_pinned_memory;
+pub(crate) mod per_call_transfer_of_model_state;
 pub(crate) mod pin_memory_on_device_tensors;
 pub(crate) mod syntax_error;
 pub(crate) mod tensor_on_default_device;

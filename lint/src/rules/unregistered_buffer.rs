@@ -154,7 +154,11 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
 
 /// The methods (indices into the file's functions) that construct an instance of `class`:
 /// `__init__` and the methods of the class it calls through `self`, transitively.
-fn construction_methods(file: &crate::ir::File, methods: &[usize], class: &str) -> Vec<usize> {
+pub(crate) fn construction_methods(
+    file: &crate::ir::File,
+    methods: &[usize],
+    class: &str,
+) -> Vec<usize> {
     let mut out: Vec<usize> = methods
         .iter()
         .copied()
