@@ -113,6 +113,12 @@ impl Violation for TensorOnDefaultDevice {
                 self.input
             ));
         }
+        if !simple_input(&self.input) {
+            return Some(format!(
+                "create it on the device of `{}` (pass that tensor's device)",
+                self.input
+            ));
+        }
         if self.python {
             return Some(format!(
                 "create it on the input's device: pass `device={}.device`",
@@ -164,6 +170,13 @@ fn simple_input(input: &str) -> bool {
 fn device_keyword_fix(checker: &Checker<'_>, call: &Span, input: &str) -> Option<Fix> {
     let text = checker.file.source.get(call.clone())?;
     if !simple_input(input) || !text.ends_with(')') || text.contains("device") {
+        return None;
+    }
+    // The legacy constructors (`torch.Tensor(data)`) refuse a device other than the CPU.
+    if text
+        .split_once('(')
+        .is_some_and(|(callee, _)| callee.trim_end().ends_with("Tensor"))
+    {
         return None;
     }
     let inner = text[..text.len() - 1].trim_end();

@@ -976,8 +976,24 @@ impl<'a> Lowerer<'a> {
             Expr::Compare(c) => {
                 let mut out = Value::unknown(span.clone());
                 let mut tensors = Vec::new();
-                for e in std::iter::once(&*c.left).chain(c.comparators.iter()) {
+                for (i, e) in std::iter::once(&*c.left)
+                    .chain(c.comparators.iter())
+                    .enumerate()
+                {
                     let v = self.eval(e);
+                    // `0 in mask`: a membership test on a tensor reads it on the host.
+                    let tested_in = i.checked_sub(1).and_then(|op| c.ops.get(op));
+                    if v.v.is_tensor()
+                        && matches!(tested_in, Some(ast::CmpOp::In | ast::CmpOp::NotIn))
+                    {
+                        self.emit(
+                            EventKind::HostRead {
+                                source: v.v.clone(),
+                                method: "in".to_string(),
+                            },
+                            span.clone(),
+                        );
+                    }
                     out.reads.extend(v.v.reads.iter().copied());
                     if out.host_read.is_none() {
                         out.host_read.clone_from(&v.v.host_read);
@@ -1735,6 +1751,19 @@ impl<'a> Lowerer<'a> {
         v
     }
 
+    /// Whether a factory's first argument is host data: a list or tuple literal, a host value
+    /// read out of a tensor (`x.tolist()`), or what a NumPy function returns (`np.arange(n)`).
+    fn is_host_data(&self, expr: Option<&Expr>, value: Option<&Val>) -> bool {
+        if is_sequence_literal(expr) || value.is_some_and(|v| v.v.kind == ValueKind::Host) {
+            return true;
+        }
+        let Some(Expr::Call(call)) = expr else {
+            return false;
+        };
+        self.qualified(&call.func)
+            .is_some_and(|q| q.starts_with("numpy.") || q.starts_with("np."))
+    }
+
     fn factory(
         &mut self,
         name: &str,
@@ -1772,7 +1801,21 @@ impl<'a> Lowerer<'a> {
                     Some(Arc::new(self.origin(span.clone(), device_span, text))),
                 )
             }
-            None if t::WRAPPING_FACTORIES.contains(&name) || name == "as_tensor" => {
+            // `torch.as_tensor([..])`, `torch.as_tensor(np.arange(n))`, `torch.Tensor(array)`:
+            // host data wrapped on the host.
+            None if (name == "as_tensor" || t::is_legacy_constructor(name))
+                && self.is_host_data(c.arguments.args.first(), args.first()) =>
+            {
+                let text = "cpu".to_string();
+                (
+                    Device::Cpu,
+                    Some(Arc::new(self.origin(span.clone(), None, text))),
+                )
+            }
+            None if t::WRAPPING_FACTORIES.contains(&name)
+                || name == "as_tensor"
+                || t::is_legacy_constructor(name) && wrapped.is_some() =>
+            {
                 // `torch.triu(x)` stays where `x` is.
                 let device = wrapped.map_or(Device::Unknown, |w| w.v.device.clone());
                 (device, wrapped.and_then(|w| w.v.origin.clone()))

@@ -21,7 +21,21 @@ pub(crate) const FACTORIES: &[&str] = &[
     "from_numpy",
     "triu",
     "tril",
+    // The legacy constructors: always on the CPU (`torch.cuda.FloatTensor` is not one of them).
+    "Tensor",
+    "FloatTensor",
+    "DoubleTensor",
+    "HalfTensor",
+    "LongTensor",
+    "IntTensor",
+    "BoolTensor",
+    "ByteTensor",
 ];
+
+/// The legacy constructors among [`FACTORIES`] (`torch.Tensor(ndarray)`, `torch.LongTensor(ids)`).
+pub(crate) fn is_legacy_constructor(name: &str) -> bool {
+    name.ends_with("Tensor")
+}
 
 /// Factories whose result is floating point unless `dtype=` says otherwise: built with the
 /// input's device but no dtype, they do not follow the input's half precision.
