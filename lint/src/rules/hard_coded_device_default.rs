@@ -16,7 +16,7 @@ declare_rule! {
     /// is not where the caller's tensors are once they use a second device.
     ///
     /// Scripts, examples, binaries and tests choose devices for themselves and are not checked.
-    /// A default of `"cpu"` is not reported: it is PyTorch's own default for every factory.
+    /// A default of `"cpu"` is not reported: it is the default of every `torch` factory.
     ///
     /// ## Example
     /// ```python

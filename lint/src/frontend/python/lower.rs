@@ -1752,7 +1752,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Whether a factory's first argument is host data: a list or tuple literal, a host value
-    /// read out of a tensor (`x.tolist()`), or what a NumPy function returns (`np.arange(n)`).
+    /// read out of a tensor (`x.tolist()`), or what a `NumPy` function returns (`np.arange(n)`).
     fn is_host_data(&self, expr: Option<&Expr>, value: Option<&Val>) -> bool {
         if is_sequence_literal(expr) || value.is_some_and(|v| v.v.kind == ValueKind::Host) {
             return true;
