@@ -36,11 +36,30 @@ struct Entry {
     files: Vec<(PathBuf, Vec<Diagnostic>)>,
 }
 
-/// The key of a run: placer's version, the run (settings and checked paths), and every file's
-/// path and content (or the error reading it).
+/// The running executable's size and modification time: two builds of one version (a
+/// development build, `cargo install --path .` of a newer commit) may find different things, so
+/// neither reads the other's findings. Empty when the executable cannot be inspected.
+fn build_stamp() -> String {
+    let Some(meta) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| std::fs::metadata(exe).ok())
+    else {
+        return String::new();
+    };
+    let modified = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    format!("{}:{modified}", meta.len())
+}
+
+/// The key of a run: placer's version and build, the run (settings and checked paths), and every
+/// file's path and content (or the error reading it).
 fn key(run: &str, files: &[(PathBuf, std::io::Result<Vec<u8>>)]) -> String {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    h.update(build_stamp().as_bytes());
     h.update(run.as_bytes());
     for (path, content) in files {
         h.update(path.to_string_lossy().as_bytes());

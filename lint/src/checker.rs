@@ -69,6 +69,11 @@ pub(crate) struct Program<'a> {
     module_classes: HashSet<&'a str>,
     /// Python classes of the tree: their bases' names (last path segment), first base first.
     bases: HashMap<&'a str, Vec<&'a str>>,
+    /// (class, attribute) pairs some method of the class registers as a buffer or parameter.
+    registered: HashSet<(&'a str, &'a str)>,
+    /// Functions that wait for the device before they return: they synchronize or read device
+    /// data on the host (`.item()`, `to_vec1()`), themselves or in a function they call.
+    synchronizing: HashSet<FnRef>,
 }
 
 impl<'a> Program<'a> {
@@ -121,6 +126,22 @@ impl<'a> Program<'a> {
                     (c.name.as_str(), bases)
                 })
                 .collect(),
+            registered: files
+                .iter()
+                .flat_map(|f| &f.functions)
+                .filter_map(|f| Some((f.meta.self_type.as_deref()?, &f.events)))
+                .flat_map(|(ty, events)| {
+                    events.iter().filter_map(move |e| match &e.kind {
+                        EventKind::SetAttr {
+                            attr,
+                            registered: true,
+                            ..
+                        } => Some((ty, attr.as_str())),
+                        _ => None,
+                    })
+                })
+                .collect(),
+            synchronizing: HashSet::default(),
         };
         // Independent: one per core.
         let (forward, summaries) = rayon::join(
@@ -133,7 +154,55 @@ impl<'a> Program<'a> {
         program.fields = program.field_summaries();
         program.meets = crate::engine::meets::summaries(&program);
         program.host_only = program.host_only_functions();
+        program.synchronizing = program.synchronizing_functions();
         program
+    }
+
+    /// Whether a call of `r` waits for the device before it returns.
+    pub(crate) fn is_synchronizing(&self, r: FnRef) -> bool {
+        self.synchronizing.contains(&r)
+    }
+
+    /// The functions that synchronize or read device data on the host, and their callers, to a
+    /// bounded fixpoint (a call chain deeper than eight is not followed).
+    fn synchronizing_functions(&self) -> HashSet<FnRef> {
+        let mut out: HashSet<FnRef> = HashSet::default();
+        for file in self.files {
+            for (i, f) in file.functions.iter().enumerate() {
+                let waits = f
+                    .events
+                    .iter()
+                    .any(|e| matches!(e.kind, EventKind::Synchronize | EventKind::HostRead { .. }));
+                if waits {
+                    out.insert((file.id, u32::try_from(i).unwrap_or(u32::MAX)));
+                }
+            }
+        }
+        for _ in 0..8 {
+            let before = out.len();
+            for file in self.files {
+                for (i, f) in file.functions.iter().enumerate() {
+                    let r = (file.id, u32::try_from(i).unwrap_or(u32::MAX));
+                    if out.contains(&r) {
+                        continue;
+                    }
+                    let calls_one = f.events.iter().any(|e| match &e.kind {
+                        EventKind::Call { target, .. } => self
+                            .resolve_call(target, file.id)
+                            .iter()
+                            .any(|c| out.contains(c)),
+                        _ => false,
+                    });
+                    if calls_one {
+                        out.insert(r);
+                    }
+                }
+            }
+            if out.len() == before {
+                break;
+            }
+        }
+        out
     }
 
     /// What each type's methods store in each of its fields (`Self { mask, .. }` in `new`,
@@ -504,6 +573,25 @@ impl<'a> Program<'a> {
     /// Whether a Python class of the tree is an `nn.Module` (directly or through its bases).
     pub(crate) fn is_module_class(&self, name: &str) -> bool {
         self.module_classes.contains(name)
+    }
+
+    /// Whether a base class of `class` (of the tree, transitively) registers `attr` as a buffer or
+    /// parameter: assigning a tensor to that name in the subclass updates the registered one.
+    pub(crate) fn base_registers(&self, class: &str, attr: &str) -> bool {
+        let mut work: Vec<&str> = self.bases.get(class).cloned().unwrap_or_default();
+        let mut seen: HashSet<&str> = HashSet::default();
+        while let Some(ty) = work.pop() {
+            if !seen.insert(ty) || seen.len() > 64 {
+                continue;
+            }
+            if self.registered.contains(&(ty, attr)) {
+                return true;
+            }
+            if let Some(bases) = self.bases.get(ty) {
+                work.extend(bases.iter().copied());
+            }
+        }
+        false
     }
 
     /// Whether a Python class of the tree moves its data to an accelerator when built or indexed.

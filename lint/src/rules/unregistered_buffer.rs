@@ -1,7 +1,8 @@
 use std::collections::HashSet;
 
 use crate::checker::Checker;
-use crate::ir::{CallTarget, Device, EventKind};
+use crate::engine::meets::arg_for;
+use crate::ir::{CallTarget, Device, EventKind, Function, Span};
 use crate::rule::{declare_rule, Violation};
 
 declare_rule! {
@@ -47,6 +48,10 @@ declare_rule! {
     /// ```
     ///
     /// ## Known problems
+    /// A tensor the caller passes to `__init__` and the module keeps as it is
+    /// (`self.target = target`) is not reported: the caller placed it, and modules built around
+    /// such tensors (wrappers, acquisition functions) are rarely moved with `.to()`.
+    ///
     /// A forward path that moves the attribute itself every time it reads it
     /// (`self.mask.to(x.device)`) is not reported; it pays a copy per call instead.
     ///
@@ -102,7 +107,12 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             else {
                 continue;
             };
-            let placed = matches!(value.device, Device::Input | Device::Cached)
+            // Built here: on a hard-coded device, or on the model's cached one. A tensor the
+            // caller passed in (`self.target = target`) was placed by the caller; wrapper modules
+            // built around such tensors are not moved with `.to()`.
+            let placed = value.device == Device::Cached
+                || value.device == Device::Input
+                    && value.origin.as_ref().is_some_and(|o| !o.is_transfer)
                 || value.device.is_hard_coded() && value.origin.is_some();
             if !value.is_tensor() || !placed {
                 continue;
@@ -122,7 +132,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                         .iter()
                         .any(|e| matches!(&e.kind, EventKind::SetAttr { attr: a, .. } if a == attr))
             });
-            if registered || replaced {
+            if registered || replaced || checker.program.base_registers(class, attr) {
                 continue;
             }
             // ...and a forward path reads as it is (not moved on the spot).
@@ -136,6 +146,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                                     if source.span.start <= e.span.start
                                         && e.span.end <= source.span.end)
                             })
+                            && !passed_to_a_mover(checker, f, &e.span)
                     })
             });
             if !read_unmoved || !reported.insert(attr.clone()) {
@@ -150,6 +161,41 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             );
         }
     }
+}
+
+/// Whether the read at `read` is an argument of a call of a function of the tree that moves that
+/// parameter itself (`add_loops(attr, self.fill)` where `add_loops` does `fill.to(attr.device)`).
+fn passed_to_a_mover(checker: &Checker<'_>, func: &Function, read: &Span) -> bool {
+    let program = checker.program;
+    func.events.iter().any(|e| {
+        let EventKind::Call { target, args } = &e.kind else {
+            return false;
+        };
+        program
+            .resolve_call(target, checker.file.id)
+            .into_iter()
+            .any(|callee| {
+                let callee_fn = program.function(callee);
+                (0..callee_fn.params.len()).any(|i| {
+                    let Some(arg) = u16::try_from(i)
+                        .ok()
+                        .and_then(|i| arg_for(args, callee_fn, i))
+                    else {
+                        return false;
+                    };
+                    if !(arg.value.span.start <= read.start && read.end <= arg.value.span.end) {
+                        return false;
+                    }
+                    let Some(binding) = callee_fn.params[i].binding else {
+                        return false;
+                    };
+                    callee_fn.events.iter().any(|t| {
+                        matches!(&t.kind, EventKind::Transfer { source, .. }
+                            if source.var == Some(binding) || source.reads.contains(&binding))
+                    })
+                })
+            })
+    })
 }
 
 /// The methods (indices into the file's functions) that construct an instance of `class`:

@@ -1,7 +1,7 @@
 use std::collections::HashSet;
 
 use crate::checker::Checker;
-use crate::ir::{Device, EventKind};
+use crate::ir::{Device, EventKind, Span};
 use crate::rule::{declare_rule, Violation};
 
 declare_rule! {
@@ -105,7 +105,25 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             }
             // The last device work between the start and the read...
             let between = &func.events[start + 1..j];
+            // Calls of functions of the tree that wait for the device themselves (return
+            // `.item()`): a synchronisation, and the op recorded for their arguments is theirs.
+            let waiting: HashSet<&Span> = between
+                .iter()
+                .filter_map(|e| match &e.kind {
+                    EventKind::Call { target, .. }
+                        if checker
+                            .program
+                            .resolve_call(target, checker.file.id)
+                            .iter()
+                            .any(|&c| checker.program.is_synchronizing(c)) =>
+                    {
+                        Some(&e.span)
+                    }
+                    _ => None,
+                })
+                .collect();
             let Some(work) = between.iter().rposition(|e| match &e.kind {
+                EventKind::Op { .. } | EventKind::DeviceWork if waiting.contains(&e.span) => false,
                 EventKind::DeviceWork | EventKind::Transfer { .. } => true,
                 // What local helpers return counts once it resolves to a tensor somewhere.
                 EventKind::Op { operands, .. } => operands
@@ -116,9 +134,11 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 continue;
             };
             // ...is not followed by anything that waits for the device.
-            let synced = between[work + 1..]
-                .iter()
-                .any(|e| matches!(e.kind, EventKind::Synchronize | EventKind::HostRead { .. }));
+            let synced = between[work + 1..].iter().any(|e| match &e.kind {
+                EventKind::Synchronize | EventKind::HostRead { .. } => true,
+                EventKind::Call { .. } => waiting.contains(&e.span),
+                _ => false,
+            });
             if synced {
                 continue;
             }

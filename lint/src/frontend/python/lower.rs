@@ -1801,6 +1801,10 @@ impl<'a> Lowerer<'a> {
                     Some(Arc::new(self.origin(span.clone(), device_span, text))),
                 )
             }
+            // `torch.Tensor()`: an empty placeholder, never computed with.
+            None if t::is_legacy_constructor(name) && c.arguments.args.is_empty() => {
+                (Device::Unknown, None)
+            }
             // `torch.as_tensor([..])`, `torch.as_tensor(np.arange(n))`, `torch.Tensor(array)`:
             // host data wrapped on the host.
             None if (name == "as_tensor" || t::is_legacy_constructor(name))
@@ -1812,6 +1816,8 @@ impl<'a> Lowerer<'a> {
                     Some(Arc::new(self.origin(span.clone(), None, text))),
                 )
             }
+            // `torch.ones(n, **tkwargs)`: the device may come in through the splat.
+            None if kwargs.iter().any(|(k, _)| k.is_none()) => (Device::Unknown, None),
             None if t::WRAPPING_FACTORIES.contains(&name)
                 || name == "as_tensor"
                 || t::is_legacy_constructor(name) && wrapped.is_some() =>
@@ -2213,7 +2219,7 @@ impl<'a> Lowerer<'a> {
                 v.reads = reads;
                 return Val::new(v);
             }
-            if !t::CROSS_DEVICE_METHODS.contains(&name) {
+            if !t::CROSS_DEVICE_METHODS.contains(&name) && !t::SHAPE_METHODS.contains(&name) {
                 let mut operands = vec![recv.v.clone()];
                 operands.extend(arg_tensors);
                 self.maybe_op(name, operands, span.clone());
@@ -2356,7 +2362,7 @@ fn param_kind(name: &str, annotation: Option<&str>, default: Option<&Expr>) -> (
         )
     );
     match annotation {
-        Some(a) if a.contains("Tensor") => (ValueKind::Tensor, Device::Input),
+        Some(a) if is_tensor_annotation(a) => (ValueKind::Tensor, Device::Input),
         // A device parameter is device-generic: the device of parameter k.
         Some(a) if a.contains("device") => (ValueKind::Device, Device::Input),
         Some(_) => (ValueKind::Other, Device::Unknown),
@@ -2366,6 +2372,43 @@ fn param_kind(name: &str, annotation: Option<&str>, default: Option<&Expr>) -> (
         }
         None => (ValueKind::MaybeTensor, Device::Input),
     }
+}
+
+/// Whether a parameter annotation says the value is one tensor (`Tensor`, `torch.FloatTensor`,
+/// `Optional[Tensor]`, `Tensor | None`), not a callable or a container of tensors.
+fn is_tensor_annotation(annotation: &str) -> bool {
+    const CONTAINERS: &[&str] = &[
+        "Callable",
+        "List",
+        "list",
+        "Tuple",
+        "tuple",
+        "Dict",
+        "dict",
+        "Sequence",
+        "Iterable",
+        "Iterator",
+        "Mapping",
+        "Set",
+        "set",
+        "Generator",
+        "Type",
+        "type",
+    ];
+    let mut a = annotation.trim();
+    while let Some(inner) = a
+        .strip_prefix("Optional[")
+        .or_else(|| a.strip_prefix("typing.Optional["))
+        .and_then(|r| r.strip_suffix(']'))
+    {
+        a = inner.trim();
+    }
+    let head = a.split('[').next().unwrap_or(a);
+    let head = head.rsplit('.').next().unwrap_or(head).trim();
+    if a.contains("Callable") || CONTAINERS.contains(&head) {
+        return false;
+    }
+    a.contains("Tensor")
 }
 
 /// A call's arguments as the IR keeps them: positional, then keyword (`**kw` dropped).

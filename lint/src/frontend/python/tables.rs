@@ -206,6 +206,29 @@ pub(crate) const NON_TENSOR_MEMBERS: &[&str] = &[
 /// Tensor methods that take another tensor but are legal across devices (copies).
 pub(crate) const CROSS_DEVICE_METHODS: &[&str] = &["copy_", "set_", "to"];
 
+/// Tensor methods whose arguments are sizes, dims or a shape template, never data they compute
+/// with: `pos.repeat(bs, 1)` with `bs` of unknown kind, `x.expand_as(y)` (only `y`'s shape is read).
+pub(crate) const SHAPE_METHODS: &[&str] = &[
+    "repeat",
+    "expand",
+    "expand_as",
+    "view",
+    "view_as",
+    "reshape",
+    "reshape_as",
+    "permute",
+    "transpose",
+    "unsqueeze",
+    "squeeze",
+    "flatten",
+    "unflatten",
+    "tile",
+    "flip",
+    "roll",
+    "chunk",
+    "split",
+];
+
 /// Functions documented to take some tensor arguments on the host whatever the device of the
 /// others: `ctc_loss`'s targets and lengths (cuDNN's CTC even requires them there).
 pub(crate) const HOST_ARGUMENT_FUNCTIONS: &[&str] = &["ctc_loss"];
