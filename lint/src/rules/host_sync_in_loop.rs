@@ -1,7 +1,7 @@
 use std::collections::HashSet;
 
 use crate::checker::Checker;
-use crate::ir::EventKind;
+use crate::ir::{Device, EventKind};
 use crate::rule::{declare_rule, Violation};
 use crate::utils::loop_decisions;
 
@@ -114,6 +114,18 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 continue;
             };
             if read_event.in_log || read_event.in_periodic || !func.loop_within(event.loop_id, lp) {
+                continue;
+            }
+            // A tensor built on the host (no `device=`, from a file or NumPy) is read without
+            // waiting for any device; one moved there (`.cpu().item()`) was waited for.
+            let (EventKind::HostRead { source: tensor, .. }
+            | EventKind::Transfer { source: tensor, .. }) = &read_event.kind
+            else {
+                continue;
+            };
+            let (device, origin) = checker.resolve(tensor);
+            let moved_off_a_device = origin.is_some_and(|o| o.is_transfer);
+            if tensor.host_scalar || device == Device::Cpu && !moved_off_a_device {
                 continue;
             }
             if !seen.insert(read.clone()) {

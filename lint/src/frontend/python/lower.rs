@@ -668,7 +668,24 @@ impl<'a> Lowerer<'a> {
                 };
                 item.reads.clone_from(&iter.v.reads);
                 item.span = span_of(f.target.range());
-                self.assign_to(&f.target, &Val::new(item));
+                // `for i, batch in enumerate(loader)`: `i` is the count, an `int`.
+                let counted = match (&*f.iter, &*f.target) {
+                    (Expr::Call(call), Expr::Tuple(t))
+                        if t.elts.len() == 2
+                            && self.qualified(&call.func).as_deref() == Some("enumerate") =>
+                    {
+                        Some(t)
+                    }
+                    _ => None,
+                };
+                if let Some(t) = counted {
+                    let count = Value::unknown(span_of(t.elts[0].range()));
+                    self.assign_to(&t.elts[0], &Val::new(count));
+                    item.span = span_of(t.elts[1].range());
+                    self.assign_to(&t.elts[1], &Val::new(item));
+                } else {
+                    self.assign_to(&f.target, &Val::new(item));
+                }
                 self.stmts(&f.body);
                 self.exit_loop();
                 self.stmts(&f.orelse);
