@@ -1879,10 +1879,12 @@ impl<'a> Lowerer<'a> {
         if inherits && !has_dtype && t::FLOAT_FACTORIES.contains(&name) {
             self.emit(EventKind::DefaultDtype, span.clone());
         }
+        // Sizes, ranges and steps are not data: a host value there does not travel back.
         let from_host = args
             .iter()
             .chain(kwargs.iter().map(|(_, v)| v))
-            .find_map(|a| a.v.host_read.clone());
+            .find_map(|a| a.v.host_read.clone())
+            .filter(|_| !crate::frontend::is_shape_factory(name));
         let on_host = device == Device::Cpu;
         let host_scalar = name == "tensor"
             && !is_sequence_literal(c.arguments.args.first())

@@ -1503,7 +1503,11 @@ impl<'a> Lowerer<'a> {
         };
         // Only a device decided here is this factory's origin; an inherited one keeps its own.
         let origin = if device.is_hard_coded() { origin } else { None };
-        let from_host = args.iter().find_map(|a| a.v.host_read.clone());
+        let from_host = if crate::frontend::is_shape_factory(name) {
+            None
+        } else {
+            args.iter().find_map(|a| a.v.host_read.clone())
+        };
         let on_host = device == Device::Cpu;
         let mut v = tensor(span.clone(), device, origin);
         v.reads = reads;
