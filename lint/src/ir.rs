@@ -378,6 +378,9 @@ pub struct Binding {
     pub def_loop: Option<LoopId>,
     /// Every loop in which it is assigned after its definition.
     pub assigned_in: Vec<Option<LoopId>>,
+    /// The bindings its values were computed from, transitively (`mask = x.permute(..) == 0`
+    /// is derived from `x`), parameters included.
+    pub derived_from: Vec<BindingId>,
 }
 
 /// Where a function sits and what it is for.

@@ -28,6 +28,33 @@ fn should_not_report_host_reads_in_host_only_files() {
     }
 }
 
+const POST_PROCESS: &str = r"
+import torch
+from torchvision.ops import batched_nms
+
+
+def postprocess_masks(mask_boxes, iou_scores):
+    return batched_nms(mask_boxes.float(), iou_scores, torch.zeros(mask_boxes.shape[0]), 0.7)
+";
+
+#[test]
+fn should_take_tensors_given_to_host_only_files_for_host_tensors() {
+    // transformers' image_processing_sam.py: post-processing on the host (unseen round 2 pattern).
+    let settings = Settings::only(&[Rule::TensorOnDefaultDevice]);
+    let library = check_source(Path::new("postprocess.py"), POST_PROCESS, &settings);
+    assert_eq!(
+        library.len(),
+        1,
+        "a library function's host tensor meeting its input"
+    );
+    let found = check_source(
+        Path::new("image_processing_sam.py"),
+        POST_PROCESS,
+        &settings,
+    );
+    assert!(found.is_empty(), "{found:?}");
+}
+
 #[test]
 fn should_not_report_test_files_unless_included() {
     let src = "import torch\n\ndef test_mix():\n    a = torch.ones(2, device='cuda')\n    return a + torch.ones(2)\n";

@@ -183,8 +183,18 @@ pub(crate) fn is_generic_data(
             || *device == Device::Cached
             || func.params.iter().any(|p| {
                 p.tensor_use
-                    && p.binding
-                        .is_some_and(|b| value.var == Some(b) || value.reads.contains(&b))
+                    && p.binding.is_some_and(|b| {
+                        value.var == Some(b)
+                            || value.reads.contains(&b)
+                            // Computed from it in this function (`mask = x.permute(..) == 0`),
+                            // not returned by a call (which may return an `int`).
+                            || !matches!(value.device, Device::Call(_))
+                                && value.reads.iter().any(|&r| {
+                                    func.bindings
+                                        .get(r as usize)
+                                        .is_some_and(|d| d.derived_from.contains(&b))
+                                })
+                    })
             }))
 }
 

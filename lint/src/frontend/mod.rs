@@ -24,3 +24,24 @@ pub(crate) fn is_shape_factory(name: &str) -> bool {
             | "randperm"
     )
 }
+
+/// The bindings a value reading `reads` is computed from, transitively: each binding read and
+/// what it was computed from (capped: a long chain of reassignments keeps its first 64).
+pub(crate) fn derived_from(
+    bindings: &[crate::ir::Binding],
+    reads: &[crate::ir::BindingId],
+) -> Vec<crate::ir::BindingId> {
+    const MAX: usize = 64;
+    let mut out: Vec<crate::ir::BindingId> = Vec::new();
+    for &r in reads {
+        let from = bindings
+            .get(r as usize)
+            .map_or(&[][..], |b| b.derived_from.as_slice());
+        for &d in std::iter::once(&r).chain(from) {
+            if out.len() < MAX && !out.contains(&d) {
+                out.push(d);
+            }
+        }
+    }
+    out
+}

@@ -500,9 +500,16 @@ impl<'a> Lowerer<'a> {
     fn bind(&mut self, name: &str, mut value: Value) -> BindingId {
         let st = self.st();
         value.var = None;
+        let derived = crate::frontend::derived_from(&st.func.bindings, &value.reads);
         if let Some(&id) = st.names.get(name) {
             let lp = st.loop_stack.last().copied();
-            st.func.bindings[id as usize].assigned_in.push(lp);
+            let binding = &mut st.func.bindings[id as usize];
+            binding.assigned_in.push(lp);
+            for d in derived {
+                if d != id && !binding.derived_from.contains(&d) {
+                    binding.derived_from.push(d);
+                }
+            }
             st.env[id as usize] = value;
             return id;
         }
@@ -511,6 +518,7 @@ impl<'a> Lowerer<'a> {
             name: name.to_string(),
             def_loop: st.loop_stack.last().copied(),
             assigned_in: Vec::new(),
+            derived_from: derived,
         });
         st.env.push(value);
         st.names.insert(name.to_string(), id);
@@ -555,6 +563,11 @@ impl<'a> Lowerer<'a> {
             if value.kind == ValueKind::MaybeTensor && !self.uses_torch {
                 // In a file that never imports torch, an unannotated parameter is host data.
                 (value.kind, value.device) = (ValueKind::Other, Device::Unknown);
+            }
+            if self.host_only && value.device == Device::Input {
+                // Tokenizers, image processors, conversion scripts: the tensors they are given
+                // are on the host, whatever device the model is on.
+                value.device = Device::Unknown;
             }
             let kind = value.kind;
             let binding = self.bind(pname, value);
@@ -1255,6 +1268,18 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `x.shape`, `x.permute(..)` on a parameter: the function uses it as a tensor.
+    /// Marks the parameter named `name` of the current function, if there is one, as used as a
+    /// tensor.
+    fn note_param_is_tensor(&mut self, name: &str) {
+        if let Some(state) = self.stack.last_mut() {
+            for p in &mut state.func.params {
+                if p.name == name {
+                    p.tensor_use = true;
+                }
+            }
+        }
+    }
+
     fn note_tensor_use(&mut self, v: &Value, member: &str) {
         let Some(b) = v.var else { return };
         if !t::TENSOR_EVIDENCE.contains(&member) {
@@ -1418,6 +1443,25 @@ impl<'a> Lowerer<'a> {
             .collect();
         if is_log {
             self.st().log_depth -= 1;
+        }
+        // `torch.gather(output, ..)`, `F.softmax(scores[0], ..)`: the parameters passed there
+        // are tensors.
+        let computes_on_args = qualified.as_deref().is_some_and(|q| {
+            q.starts_with("torch.nn.functional.")
+                || Self::torch_name(q).is_some_and(|n| t::TENSOR_FUNCTIONS.contains(&n))
+        });
+        if computes_on_args {
+            for (a, e) in args.iter().zip(&c.arguments.args) {
+                let base = match e {
+                    Expr::Subscript(sub) => &*sub.value,
+                    other => other,
+                };
+                if let Expr::Name(n) = base {
+                    self.note_param_is_tensor(n.id.as_str());
+                } else if a.v.var.is_some() {
+                    self.note_tensor_use(&a.v, "shape");
+                }
+            }
         }
         let mut all: Vec<&Value> = args.iter().map(|a| &a.v).collect();
         all.extend(kwargs.iter().map(|(_, v)| &v.v));
@@ -2061,6 +2105,13 @@ impl<'a> Lowerer<'a> {
         }
         let recv = self.eval(&a.value);
         self.note_tensor_use(&recv.v, name);
+        // What the method's result reads: its arguments and its receiver.
+        let mut reads = reads;
+        for &r in &recv.v.reads {
+            if !reads.contains(&r) {
+                reads.push(r);
+            }
+        }
         let kw = |n: &str| {
             kwargs
                 .iter()

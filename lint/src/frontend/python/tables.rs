@@ -115,6 +115,48 @@ pub(crate) const HOST_READ_BUILTINS: &[&str] = &["bool", "float", "int"];
 
 /// Members whose use on a parameter says the function takes a tensor there (`x.shape`,
 /// `x.permute(..)`): those of `torch.Tensor` that lists, numbers and configs do not have.
+/// `torch.*` functions (torch-relative names) whose positional arguments are tensors they compute
+/// with: a parameter passed there is a tensor (`torch.gather(output, 1, index)`).
+pub(crate) const TENSOR_FUNCTIONS: &[&str] = &[
+    "gather",
+    "index_select",
+    "take_along_dim",
+    "scatter",
+    "masked_fill",
+    "masked_select",
+    "where",
+    "matmul",
+    "mm",
+    "bmm",
+    "cdist",
+    "outer",
+    "cumsum",
+    "logsumexp",
+    "softmax",
+    "log_softmax",
+    "topk",
+    "sort",
+    "argsort",
+    "bucketize",
+    "searchsorted",
+    "diag_embed",
+    "diagonal",
+    "nonzero",
+    "isnan",
+    "isinf",
+    "clamp",
+    "sigmoid",
+    "tanh",
+    "exp",
+    "log",
+    "sqrt",
+    "abs",
+    "linalg.cholesky",
+    "linalg.cholesky_ex",
+    "linalg.solve",
+    "linalg.norm",
+];
+
 pub(crate) const TENSOR_EVIDENCE: &[&str] = &[
     "shape",
     "size",

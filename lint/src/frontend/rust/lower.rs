@@ -448,10 +448,12 @@ impl<'a> Lowerer<'a> {
     fn bind(&mut self, name: &str, mut value: Value) -> BindingId {
         let st = self.st();
         let id = BindingId::try_from(st.func.bindings.len()).unwrap_or(BindingId::MAX);
+        let derived = crate::frontend::derived_from(&st.func.bindings, &value.reads);
         st.func.bindings.push(Binding {
             name: name.to_string(),
             def_loop: st.loop_stack.last().copied(),
             assigned_in: Vec::new(),
+            derived_from: derived,
         });
         value.var = None;
         st.env.push(value);
