@@ -79,7 +79,15 @@ pub(crate) fn carried_params(func: &Function, v: &Value) -> SmallVec<[u16; 2]> {
                     .get(id as usize)
                     .is_some_and(|binding| binding.name == p.name)
         };
-        if v.var.is_some_and(carries) || v.reads.iter().any(|&r| carries(r)) {
+        // ...or a local computed from it here (not a call's result, which may be an `int`).
+        let derived = |id: u32| {
+            !matches!(v.device, Device::Call(_))
+                && func
+                    .bindings
+                    .get(id as usize)
+                    .is_some_and(|binding| binding.derived_from.iter().any(|&d| carries(d)))
+        };
+        if v.var.is_some_and(carries) || v.reads.iter().any(|&r| carries(r) || derived(r)) {
             out.push(u16::try_from(i).unwrap_or(u16::MAX));
         }
     }

@@ -299,6 +299,11 @@ fn check_call(
             let Some(arg) = arg_for(args, callee_fn, meet.param) else {
                 continue;
             };
+            // An object built on the host (`StratifiedRaySampler()`, a module) is not a tensor:
+            // where its methods' results live is not where it was built.
+            if !arg.value.is_tensorish() {
+                continue;
+            }
             let (device, origin) = checker.resolve(&arg.value);
             let Some(origin) = origin else { continue };
             if matches!(arg.value.device, Device::Field(_)) {

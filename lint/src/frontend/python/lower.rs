@@ -1450,6 +1450,28 @@ impl<'a> Lowerer<'a> {
             q.starts_with("torch.nn.functional.")
                 || Self::torch_name(q).is_some_and(|n| t::TENSOR_FUNCTIONS.contains(&n))
         });
+        // `torch.cat((x, pad), dim=1)`: the parameters in the sequence are tensors.
+        let joins = qualified
+            .as_deref()
+            .and_then(Self::torch_name)
+            .is_some_and(|n| {
+                matches!(
+                    n,
+                    "cat" | "concat" | "concatenate" | "stack" | "hstack" | "vstack"
+                )
+            });
+        if joins {
+            if let Some(
+                Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }),
+            ) = c.arguments.args.first()
+            {
+                for e in elts {
+                    if let Expr::Name(n) = e {
+                        self.note_param_is_tensor(n.id.as_str());
+                    }
+                }
+            }
+        }
         if computes_on_args {
             for (a, e) in args.iter().zip(&c.arguments.args) {
                 let base = match e {
