@@ -163,9 +163,20 @@ fn state_read(
         };
         return Some((field.name.clone(), source.clone()));
     }
-    // `self.name` read at the start of the source expression.
+    // `self.name` is the source expression, or sliced by it (`self.pe[:, :t]`); a method's
+    // result (`self.text_model.mask(..)`) is not the state itself.
     let attr = func.events.iter().find_map(|e| match &e.kind {
-        EventKind::GetAttr { attr } if e.span.start == source.span.start => Some(attr.clone()),
+        EventKind::GetAttr { attr }
+            if e.span.start == source.span.start
+                && (e.span.end == source.span.end
+                    || checker
+                        .file
+                        .source
+                        .get(e.span.end..source.span.end)
+                        .is_some_and(|rest| rest.starts_with('['))) =>
+        {
+            Some(attr.clone())
+        }
         _ => None,
     })?;
     if !python_state_is_fixed(checker, class, &attr) {

@@ -110,11 +110,16 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             // Built here: on a hard-coded device, or on the model's cached one. A tensor the
             // caller passed in (`self.target = target`) was placed by the caller; wrapper modules
             // built around such tensors are not moved with `.to()`.
-            let placed = value.device == Device::Cached
-                || value.device == Device::Input
-                    && value.origin.as_ref().is_some_and(|o| !o.is_transfer)
-                || value.device.is_hard_coded() && value.origin.is_some();
-            if !value.is_tensor() || !placed {
+            // A helper's result (`self.mapping = remap(n)`) is where the helper builds it.
+            let (device, origin) = if matches!(value.device, Device::Call(_)) {
+                checker.resolve(value)
+            } else {
+                (value.device.clone(), value.origin.clone())
+            };
+            let placed = device == Device::Cached
+                || device == Device::Input && origin.as_ref().is_some_and(|o| !o.is_transfer)
+                || device.is_hard_coded() && origin.is_some();
+            if !value.is_tensorish() || !placed {
                 continue;
             }
             // ...that no method registers or replaces with a parameter...

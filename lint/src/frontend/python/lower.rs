@@ -359,7 +359,8 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// The attributes a constructor body sets to a `torch` call or to a tensor parameter.
+    /// The attributes a constructor body sets to a `torch` call, a plain function's result or a
+    /// tensor parameter.
     fn collect_tensor_attrs(
         &self,
         body: &[Stmt],
@@ -379,6 +380,8 @@ impl<'a> Lowerer<'a> {
             };
             let tensorish = match value {
                 Expr::Name(n) => tensor_params.contains(n.id.as_str()),
+                // A plain function's result (`remap(n)`): may be a tensor; the checker resolves it.
+                Expr::Call(c) if matches!(&*c.func, Expr::Name(_)) => true,
                 other => self.src_of(other).contains("torch"),
             };
             if !tensorish {
