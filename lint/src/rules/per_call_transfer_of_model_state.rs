@@ -190,8 +190,9 @@ fn state_read(
     Some((attr, state))
 }
 
-/// Whether the class's methods in this file store `attr` only while constructing, and never
-/// register it (a buffer or a parameter moves with the model).
+/// Whether the class's methods in this file store `attr` as a plain attribute while constructing,
+/// do not register it then (a buffer or a parameter moves with the model) and never replace it
+/// later (a registration in a later method, such as a resize, does not cover it until it runs).
 fn python_state_is_fixed(checker: &Checker<'_>, class: &str, attr: &str) -> bool {
     let file = checker.file;
     let methods: Vec<usize> = (0..file.functions.len())
@@ -212,10 +213,15 @@ fn python_state_is_fixed(checker: &Checker<'_>, class: &str, attr: &str) -> bool
             if a != attr {
                 continue;
             }
-            if *registered || !construction.contains(&i) {
+            if construction.contains(&i) {
+                if *registered {
+                    return false;
+                }
+                stored = true;
+            } else if !*registered {
+                // Replaced later (the moved copy kept): not fixed state.
                 return false;
             }
-            stored = true;
         }
     }
     stored

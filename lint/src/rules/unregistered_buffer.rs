@@ -122,20 +122,25 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             if !value.is_tensorish() || !placed {
                 continue;
             }
-            // ...that no method registers or replaces with a parameter...
+            // ...that construction does not register (another branch) and no method sets to
+            // something that is not a tensor (a registration in a later method, such as a
+            // resize, does not cover the plain attribute until it runs; `register_buffer` then
+            // even refuses the existing name)...
             let registered = methods.iter().any(|&i| {
                 file.functions[i].events.iter().any(|e| {
                     matches!(&e.kind, EventKind::SetAttr { attr: a, registered, value }
-                        if a == attr && (*registered || !value.is_tensorish()))
+                        if a == attr
+                            && (*registered && construction.contains(&i) || !value.is_tensorish()))
                 })
             });
             // ...or that another method manages itself (a placeholder replaced in `forward`)...
             let replaced = methods.iter().any(|&i| {
                 let f = &file.functions[i];
                 !construction.contains(&i)
-                    && f.events
-                        .iter()
-                        .any(|e| matches!(&e.kind, EventKind::SetAttr { attr: a, .. } if a == attr))
+                    && f.events.iter().any(|e| {
+                        matches!(&e.kind, EventKind::SetAttr { attr: a, registered: false, .. }
+                            if a == attr)
+                    })
             });
             if registered || replaced || checker.program.base_registers(class, attr) {
                 continue;
