@@ -15,13 +15,15 @@
 # at random (all of them where there are at most N; seeded: PRECISION_SEED, default 12), each with
 # the line of code it points at, for classifying by hand.
 #
-# Two pinned sets: UNSEEN_SET=1 (the default; the baseline set, read in docs/precision.md
-# "Unseen packages") and UNSEEN_SET=2 (a fresh set, "Unseen packages, round 2"). Once a set's
-# findings have been read and a rule tuned on them, its figure is a regression check: pin a new set.
+# Three pinned sets: UNSEEN_SET=1 (the default; the baseline set, read in docs/precision.md
+# "Unseen packages"), UNSEEN_SET=2 ("Unseen packages, round 2") and UNSEEN_SET=3 ("Unseen packages,
+# round 3"). Once a set's findings have been read and a rule tuned on them, its figure is a
+# regression check: pin a new set.
 #
 # Usage: scripts/precision-unseen.sh [-- EXTRA_PLACER_ARGS...]
-#   env: UNSEEN_SET (1 or 2), UNSEEN_DIR (default /work/scratch-unseen for set 1,
-#        /work/scratch-unseen2 for set 2), PRECISION_SAMPLE, PRECISION_SEED,
+#   env: UNSEEN_SET (1, 2 or 3), UNSEEN_DIR (default /work/scratch-unseen for set 1,
+#        /work/scratch-unseen2 for set 2, /work/scratch-unseen3 for set 3), PRECISION_SAMPLE,
+#        PRECISION_SEED,
 #        PLACER_BIN (a placer binary; else builds one)
 # Exits 1 if placer crashes (exit code other than 0/1, or a panic) on any package.
 set -euo pipefail
@@ -86,8 +88,30 @@ RUST_CRATES=(
 )
 default_dir=/work/scratch-unseen2
 ;;
+3)
+# Set 3: chosen 2026-11-23 before any finding was seen, each pinned to its latest release on
+# PyPI / crates.io that day (pure-Python wheels; Python 3.11). Dropped: normflows 1.7.3 (PyPI has
+# only an sdist, no wheel) and orca-core 0.3.0 (a container orchestrator: no candle/tch/burn code).
+PY_PACKAGES=(
+  e3nn==0.6.0
+  torchdiffeq==0.2.5
+  pyannote.audio==4.0.7
+  pytorch-tabnet==4.1.0
+  torch-audiomentations==0.12.0
+  rotary-embedding-torch==0.9.1
+  k-diffusion==0.1.1.post1
+)
+RUST_CRATES=(
+  crane-core==26.9.0       # candle: inference and multimodal model implementations (Crane)
+  cake-core==0.1.0         # candle: distributed LLM inference (llama, qwen2, qwen3.5)
+  candle_embed==0.1.4      # candle: text embeddings
+  tch-ext==0.2.0           # tch: sample Python extension (tch-rs)
+  tch-tensor-like==0.6.0   # tch: derive helpers for structs of tensors
+)
+default_dir=/work/scratch-unseen3
+;;
 *)
-  echo "error: UNSEEN_SET must be 1 or 2" >&2
+  echo "error: UNSEEN_SET must be 1, 2 or 3" >&2
   exit 2
   ;;
 esac
@@ -108,10 +132,12 @@ order=()
 for spec in "${PY_PACKAGES[@]}"; do
   name=${spec%%==*}
   version=${spec##*==}
-  wheel_glob="$corpus/wheels/${name//-/_}-$version-*.whl"
+  # Wheel file names normalise '-' and '.' to '_' (pyannote.audio -> pyannote_audio-4.0.7-...).
+  wheel_name=${name//-/_}
+  wheel_glob="$corpus/wheels/${wheel_name//./_}-$version-*.whl"
   # shellcheck disable=SC2086
   if ! ls $wheel_glob >/dev/null 2>&1; then
-    pip download --quiet --no-deps "$spec" -d "$corpus/wheels" >&2
+    pip download --quiet --no-deps --only-binary=:all: "$spec" -d "$corpus/wheels" >&2
   fi
   dir="$corpus/src/$name-$version"
   if [[ ! -d $dir ]]; then
