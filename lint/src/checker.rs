@@ -163,43 +163,34 @@ impl<'a> Program<'a> {
         self.synchronizing.contains(&r)
     }
 
-    /// The functions that synchronize or read device data on the host, and their callers, to a
-    /// bounded fixpoint (a call chain deeper than eight is not followed).
+    /// The functions that synchronize or read device data on the host, and their callers,
+    /// transitively: one pass over the calls builds the reverse call graph, then a walk up it
+    /// from the functions that wait themselves.
     fn synchronizing_functions(&self) -> HashSet<FnRef> {
-        let mut out: HashSet<FnRef> = HashSet::default();
+        let mut callers: HashMap<FnRef, Vec<FnRef>> = HashMap::default();
+        let mut work: Vec<FnRef> = Vec::new();
         for file in self.files {
             for (i, f) in file.functions.iter().enumerate() {
-                let waits = f
-                    .events
-                    .iter()
-                    .any(|e| matches!(e.kind, EventKind::Synchronize | EventKind::HostRead { .. }));
-                if waits {
-                    out.insert((file.id, u32::try_from(i).unwrap_or(u32::MAX)));
+                let r = (file.id, u32::try_from(i).unwrap_or(u32::MAX));
+                for e in &f.events {
+                    match &e.kind {
+                        EventKind::Synchronize | EventKind::HostRead { .. } => work.push(r),
+                        EventKind::Call { target, .. } => {
+                            for callee in self.resolve_call(target, file.id) {
+                                callers.entry(callee).or_default().push(r);
+                            }
+                        }
+                        _ => {}
+                    }
                 }
             }
         }
-        for _ in 0..8 {
-            let before = out.len();
-            for file in self.files {
-                for (i, f) in file.functions.iter().enumerate() {
-                    let r = (file.id, u32::try_from(i).unwrap_or(u32::MAX));
-                    if out.contains(&r) {
-                        continue;
-                    }
-                    let calls_one = f.events.iter().any(|e| match &e.kind {
-                        EventKind::Call { target, .. } => self
-                            .resolve_call(target, file.id)
-                            .iter()
-                            .any(|c| out.contains(c)),
-                        _ => false,
-                    });
-                    if calls_one {
-                        out.insert(r);
-                    }
+        let mut out: HashSet<FnRef> = HashSet::default();
+        while let Some(r) = work.pop() {
+            if out.insert(r) {
+                if let Some(up) = callers.get(&r) {
+                    work.extend(up.iter().copied().filter(|c| !out.contains(c)));
                 }
-            }
-            if out.len() == before {
-                break;
             }
         }
         out

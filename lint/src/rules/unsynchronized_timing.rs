@@ -134,11 +134,18 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 continue;
             };
             // ...is not followed by anything that waits for the device.
-            let synced = between[work + 1..].iter().any(|e| match &e.kind {
+            let waits = |e: &crate::ir::Event| match &e.kind {
                 EventKind::Synchronize | EventKind::HostRead { .. } => true,
                 EventKind::Call { .. } => waiting.contains(&e.span),
                 _ => false,
-            });
+            };
+            // A wait inside the work's own expression runs at its end
+            // (`y.sum_all().and_then(|t| t.to_scalar())`: the closure's read is recorded first).
+            let work_span = &between[work].span;
+            let synced = between[work + 1..].iter().any(waits)
+                || between[..work].iter().any(|e| {
+                    work_span.start <= e.span.start && e.span.end <= work_span.end && waits(e)
+                });
             if synced {
                 continue;
             }

@@ -1245,6 +1245,15 @@ impl<'a> Lowerer<'a> {
             return Val::new(v);
         }
 
+        // `w.device().clone()`: the same device.
+        if recv.v.kind == ValueKind::Device && matches!(name, "clone" | "to_owned") {
+            let mut v = recv.v.clone();
+            v.var = None;
+            v.span = span;
+            v.reads = reads;
+            return Val::new(v);
+        }
+
         if recv.v.kind == ValueKind::Host {
             // `v.iter().sum::<f32>()`: still host data from the same read.
             let mut v = recv.v.clone();
@@ -1493,8 +1502,11 @@ impl<'a> Lowerer<'a> {
                 let origin = self.origin(span.clone(), device_span, text);
                 (a.v.device.clone(), Some(Arc::new(origin)))
             }
-            None if t::HOST_FACTORIES.contains(&name) => {
-                // `Tensor::from_slice(..)` (tch), `Tensor::try_from(x)`: the host, implicitly.
+            // One argument, the data: `Tensor::from_slice(..)` (tch), `Tensor::try_from(x)`. With
+            // more (candle's `from_slice(data, shape, &dev)`), the device is an argument whose
+            // value is not known here.
+            None if t::HOST_FACTORIES.contains(&name) && args.len() <= 1 => {
+                // The host, implicitly.
                 let text = "Device::Cpu".to_string();
                 (
                     Device::Cpu,
