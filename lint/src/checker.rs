@@ -143,18 +143,29 @@ impl<'a> Program<'a> {
                 .collect(),
             synchronizing: HashSet::default(),
         };
-        // Independent: one per core.
-        let (forward, summaries) = rayon::join(
-            || program.forward_functions(),
-            || program.return_summaries(),
+        // Independent of each other: they read only the call graph (and return summaries read
+        // nothing the others compute).
+        let ((forward, summaries), (per_iteration, synchronizing)) = rayon::join(
+            || {
+                rayon::join(
+                    || program.forward_functions(),
+                    || program.return_summaries(),
+                )
+            },
+            || {
+                rayon::join(
+                    || program.per_iteration_functions(),
+                    || program.synchronizing_functions(),
+                )
+            },
         );
         program.forward = forward;
-        program.per_iteration = program.per_iteration_functions();
+        program.per_iteration = per_iteration;
+        program.synchronizing = synchronizing;
         program.summaries = summaries;
         program.fields = program.field_summaries();
         program.meets = crate::engine::meets::summaries(&program);
         program.host_only = program.host_only_functions();
-        program.synchronizing = program.synchronizing_functions();
         program
     }
 

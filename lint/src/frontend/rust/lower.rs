@@ -1114,6 +1114,26 @@ impl<'a> Lowerer<'a> {
             }
         }
 
+        // A sampler given logits (candle-transformers' `LogitsProcessor::sample(&logits)`)
+        // copies them to the host and returns a token id: a host read of the argument.
+        if name == "sample" && !recv.v.is_tensorish() {
+            if let Some(logits) = args.iter().find(|a| a.v.is_tensorish()) {
+                let method_span = self.pm_span(m.method.span()).start..span.end;
+                self.emit(
+                    EventKind::HostRead {
+                        source: logits.v.clone(),
+                        method: name.to_string(),
+                    },
+                    method_span.clone(),
+                );
+                let mut v = Value::unknown(span);
+                v.kind = ValueKind::Host;
+                v.host_read = Some(method_span);
+                v.reads = reads;
+                return Val::new(v);
+            }
+        }
+
         // Host reads.
         let tensor_recv = recv.v.is_tensorish();
         if t::HOST_READS.contains(&name) && (tensor_recv || recv.v.kind == ValueKind::Other)
