@@ -111,6 +111,15 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             if target == Device::Cpu || decisions.contains(&&host) {
                 continue;
             }
+            // A sampled token fed back (autoregressive decoding): the sampler reads the logits
+            // on the host by design.
+            let sampled = func.events.iter().any(|e| {
+                e.span == host
+                    && matches!(&e.kind, EventKind::HostRead { method, .. } if method == "sample")
+            });
+            if sampled {
+                continue;
+            }
             // Both ends in the same iteration: the host end sits inside this loop too.
             let loop_span = &func.loops[lp as usize].span;
             if !(loop_span.start <= host.start && host.end <= loop_span.end) {
