@@ -1948,12 +1948,24 @@ impl<'a> Lowerer<'a> {
         if inherits && !has_dtype && t::FLOAT_FACTORIES.contains(&name) {
             self.emit(EventKind::DefaultDtype, span.clone());
         }
-        // Sizes, ranges and steps are not data: a host value there does not travel back.
+        // Sizes, ranges and steps are not data: a host value there does not travel back, and the
+        // host needs it to build this tensor (a data-dependent shape, like a loop's end).
+        let shape_factory = crate::frontend::is_shape_factory(name);
+        if shape_factory {
+            let reads: Vec<Span> = args
+                .iter()
+                .chain(kwargs.iter().map(|(_, v)| v))
+                .filter_map(|a| a.v.host_read.clone())
+                .collect();
+            for read in reads {
+                self.emit(EventKind::HostDecision { read }, span.clone());
+            }
+        }
         let from_host = args
             .iter()
             .chain(kwargs.iter().map(|(_, v)| v))
             .find_map(|a| a.v.host_read.clone())
-            .filter(|_| !crate::frontend::is_shape_factory(name));
+            .filter(|_| !shape_factory);
         let on_host = device == Device::Cpu;
         let host_scalar = name == "tensor"
             && !is_sequence_literal(c.arguments.args.first())

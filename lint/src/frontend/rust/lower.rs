@@ -1538,6 +1538,11 @@ impl<'a> Lowerer<'a> {
         // Only a device decided here is this factory's origin; an inherited one keeps its own.
         let origin = if device.is_hard_coded() { origin } else { None };
         let from_host = if crate::frontend::is_shape_factory(name) {
+            // A size or step read from a tensor is needed on the host to build this one
+            // (a data-dependent shape): like a loop's end, not an avoidable sync.
+            for read in args.iter().filter_map(|a| a.v.host_read.clone()) {
+                self.emit(EventKind::HostDecision { read }, span.clone());
+            }
             None
         } else {
             args.iter().find_map(|a| a.v.host_read.clone())
