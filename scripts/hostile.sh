@@ -50,7 +50,7 @@ expect_rc() {
   fi
 }
 
-tree_sum() { (cd "$1" && find . -type f ! -path './.placer_cache/*' ! -path './.git/*' -print0 | sort -z | xargs -0 sha256sum); }
+tree_sum() { (cd "$1" && find . -type f ! -path '*/.placer_cache/*' ! -path './.git/*' -print0 | sort -z | xargs -0 sha256sum); }
 
 T="$PLACER_TMP"
 W="$T/work"
