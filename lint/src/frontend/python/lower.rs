@@ -359,39 +359,59 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// The attributes a constructor body sets to a `torch` call, a plain function's result or a
-    /// tensor parameter.
+    /// The attributes a constructor body sets to a `torch` call, a plain function's result, a
+    /// tensor parameter, or a local computed from any of those earlier in the same body
+    /// (`emb = torch.cat(..)` then `self.cos_cached = emb.cos()`).
     fn collect_tensor_attrs(
         &self,
         body: &[Stmt],
         tensor_params: &HashSet<&str>,
         out: &mut HashSet<String>,
     ) {
+        let mut locals: HashSet<String> = tensor_params.iter().map(|p| (*p).to_string()).collect();
+        self.collect_tensor_attrs_in(body, &mut locals, out);
+    }
+
+    fn collect_tensor_attrs_in(
+        &self,
+        body: &[Stmt],
+        locals: &mut HashSet<String>,
+        out: &mut HashSet<String>,
+    ) {
         for stmt in body {
             if let Stmt::If(i) = stmt {
-                self.collect_tensor_attrs(&i.body, tensor_params, out);
+                self.collect_tensor_attrs_in(&i.body, locals, out);
                 for clause in &i.elif_else_clauses {
-                    self.collect_tensor_attrs(&clause.body, tensor_params, out);
+                    self.collect_tensor_attrs_in(&clause.body, locals, out);
                 }
                 continue;
             }
             let Some((targets, value)) = assignment(stmt) else {
                 continue;
             };
+            let text = self.src_of(value);
             let tensorish = match value {
-                Expr::Name(n) => tensor_params.contains(n.id.as_str()),
                 // A plain function's result (`remap(n)`): may be a tensor; the checker resolves it.
                 Expr::Call(c) if matches!(&*c.func, Expr::Name(_)) => true,
-                other => self.src_of(other).contains("torch"),
+                _ => {
+                    text.contains("torch")
+                        || text
+                            .split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+                            .any(|word| locals.contains(word))
+                }
             };
             if !tensorish {
                 continue;
             }
             for target in targets {
-                if let Expr::Attribute(at) = target {
-                    if is_self(&at.value) {
+                match target {
+                    Expr::Attribute(at) if is_self(&at.value) => {
                         out.insert(at.attr.id.to_string());
                     }
+                    Expr::Name(n) => {
+                        locals.insert(n.id.to_string());
+                    }
+                    _ => {}
                 }
             }
         }
