@@ -394,7 +394,9 @@ fn report_at_origin<'c>(
     };
     let elsewhere = checker.describe_origin(origin);
     let input_text = checker.text(&input.span);
-    let fix = if violation.via.is_some() {
+    // A sub-module met on the model's device (`self.embeddings.forward(&ids)`) has no `.device()`
+    // of its own to write into a fix.
+    let fix = if violation.via.is_some() || input.device == Device::Cached {
         None
     } else {
         match (&origin.device_span, local) {

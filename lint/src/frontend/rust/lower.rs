@@ -1230,6 +1230,28 @@ impl<'a> Lowerer<'a> {
                 // A module's output is a tensor even when its input is not known to be one.
                 Value::unknown(span.clone())
             };
+            // A sub-module of the model (`self.embeddings.forward(&ids)`, `ids.apply(&self.emb)`)
+            // holds weights on the model's device: its input meets them there.
+            let (module, input) = if tensor_recv && t::APPLY_METHODS.contains(&name) {
+                (args.first().map(|a| &a.v), Some(&recv.v))
+            } else {
+                (Some(&recv.v), arg_tensors.first())
+            };
+            if let (Some(module), Some(input)) = (module, input) {
+                if matches!(module.device, Device::Field(_)) && !module.is_tensor() {
+                    let mut weights = Value::unknown(module.span.clone());
+                    weights.kind = ValueKind::Tensor;
+                    weights.device = Device::Cached;
+                    self.emit(
+                        EventKind::Op {
+                            name: name.to_string(),
+                            operands: vec![input.clone(), weights],
+                            opaque: false,
+                        },
+                        span.clone(),
+                    );
+                }
+            }
             self.device_work(span.clone());
             let mut v = tensor(span, device.device, device.origin);
             if device.kind == ValueKind::MaybeTensor {
