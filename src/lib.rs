@@ -93,8 +93,9 @@ struct CheckArgs {
     /// Do not run these rules.
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     ignore: Vec<String>,
-    /// Also check test code (Rust `#[test]`, `#[cfg(test)]`; Python `test_*.py`, `*_test.py`,
-    /// `conftest.py`; `tests/`, `benches/`, `examples/`).
+    /// Also check test code (Rust `#[test]`, `#[cfg(test)]`, `tests/`, `benches/`, `examples/`;
+    /// Python `test_*.py`, `*_test.py`, `conftest.py`, `tests/`, `test/`, `testing/`). Python
+    /// `examples/` and scripts are checked as scripts that choose their own device.
     #[arg(long)]
     include_tests: bool,
     /// Print the number of findings per rule after the findings.
