@@ -79,19 +79,27 @@ pub(crate) fn carried_params(func: &Function, v: &Value) -> SmallVec<[u16; 2]> {
                     .get(id as usize)
                     .is_some_and(|binding| binding.name == p.name)
         };
-        // ...or a local computed from it here (not a call's result, which may be an `int`).
-        let derived = |id: u32| {
-            !matches!(v.device, Device::Call(_))
-                && func
-                    .bindings
-                    .get(id as usize)
-                    .is_some_and(|binding| binding.derived_from.iter().any(|&d| carries(d)))
-        };
-        if v.var.is_some_and(carries) || v.reads.iter().any(|&r| carries(r) || derived(r)) {
+        // ...or a local computed from it here.
+        if v.var.is_some_and(carries)
+            || v.reads.iter().any(|&r| carries(r))
+            || computed_from(func, v, carries)
+        {
             out.push(u16::try_from(i).unwrap_or(u16::MAX));
         }
     }
     out
+}
+
+/// Whether `v` reads a local that this function computed from a binding `is_source` accepts
+/// (`mask = x.permute(..) == 0` is computed from `x`). A call's result is not: it may be an
+/// `int` computed from a tensor.
+fn computed_from(func: &Function, v: &Value, is_source: impl Fn(u32) -> bool) -> bool {
+    !matches!(v.device, Device::Call(_))
+        && v.reads.iter().any(|&r| {
+            func.bindings
+                .get(r as usize)
+                .is_some_and(|binding| binding.derived_from.iter().any(|&d| is_source(d)))
+        })
 }
 
 /// The argument a call passes for parameter `index` of `callee`: the positional one, or the
@@ -194,14 +202,7 @@ pub(crate) fn is_generic_data(
                     && p.binding.is_some_and(|b| {
                         value.var == Some(b)
                             || value.reads.contains(&b)
-                            // Computed from it in this function (`mask = x.permute(..) == 0`),
-                            // not returned by a call (which may return an `int`).
-                            || !matches!(value.device, Device::Call(_))
-                                && value.reads.iter().any(|&r| {
-                                    func.bindings
-                                        .get(r as usize)
-                                        .is_some_and(|d| d.derived_from.contains(&b))
-                                })
+                            || computed_from(func, value, |d| d == b)
                     })
             }))
 }

@@ -1,4 +1,4 @@
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::checker::Checker;
@@ -94,6 +94,8 @@ const RUST_HELP: &str =
 pub(crate) fn check(checker: &mut Checker<'_>) {
     let python = checker.is_python();
     let mut seen = HashSet::new();
+    // (class, attribute) → whether it is fixed state: judged once per pair.
+    let mut fixed: HashMap<(String, String), bool> = HashMap::new();
     for (index, func) in checker.functions() {
         if !checker.program.is_hot(checker.file.id, index) {
             continue;
@@ -108,7 +110,8 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             if matches!(to, Device::Cpu | Device::Meta) {
                 continue;
             }
-            let Some((attr, state)) = state_read(checker, func, class, source, python) else {
+            let Some((attr, state)) = state_read(checker, func, class, source, python, &mut fixed)
+            else {
                 continue;
             };
             let (device, origin) = checker.resolve(&state);
@@ -156,6 +159,7 @@ fn state_read(
     class: &str,
     source: &Value,
     python: bool,
+    fixed: &mut HashMap<(String, String), bool>,
 ) -> Option<(String, Value)> {
     if !python {
         let Device::Field(field) = &source.device else {
@@ -179,7 +183,10 @@ fn state_read(
         }
         _ => None,
     })?;
-    if !python_state_is_fixed(checker, class, &attr) {
+    let is_fixed = *fixed
+        .entry((class.to_string(), attr.clone()))
+        .or_insert_with(|| python_state_is_fixed(checker, class, &attr));
+    if !is_fixed {
         return None;
     }
     let mut state = Value::unknown(source.span.clone());

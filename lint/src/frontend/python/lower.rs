@@ -1294,25 +1294,21 @@ impl<'a> Lowerer<'a> {
     /// Marks the parameter named `name` of the current function, if there is one, as used as a
     /// tensor.
     fn note_param_is_tensor(&mut self, name: &str) {
-        if let Some(state) = self.stack.last_mut() {
-            for p in &mut state.func.params {
-                if p.name == name {
-                    p.tensor_use = true;
-                }
-            }
-        }
+        self.mark_tensor_params(|p| p.name == name);
     }
 
     fn note_tensor_use(&mut self, v: &Value, member: &str) {
         let Some(b) = v.var else { return };
-        if !t::TENSOR_EVIDENCE.contains(&member) {
-            return;
+        if t::TENSOR_EVIDENCE.contains(&member) {
+            self.mark_tensor_params(|p| p.binding == Some(b));
         }
+    }
+
+    /// Marks the current function's parameters that `which` picks as used as tensors.
+    fn mark_tensor_params(&mut self, which: impl Fn(&Param) -> bool) {
         if let Some(state) = self.stack.last_mut() {
-            for p in &mut state.func.params {
-                if p.binding == Some(b) {
-                    p.tensor_use = true;
-                }
+            for p in state.func.params.iter_mut().filter(|p| which(p)) {
+                p.tensor_use = true;
             }
         }
     }
