@@ -77,8 +77,15 @@ pub(crate) struct Program<'a> {
 }
 
 impl<'a> Program<'a> {
-    /// Indexes `files` and computes forward paths and return summaries.
+    /// Indexes `files` and computes every cross-file fact: forward paths, return summaries and
+    /// the rest ([`Program::index`], then [`Program::complete`]).
     pub(crate) fn new(files: &'a [File]) -> Self {
+        Self::index(files).complete()
+    }
+
+    /// Indexes `files` (functions by name, class bases) and computes return summaries only: all
+    /// that deciding which call-graph-only files need full lowering reads.
+    pub(crate) fn index(files: &'a [File]) -> Self {
         let count: usize = files.iter().map(|f| f.functions.len()).sum();
         let mut methods: HashMap<(&str, &str), Vec<FnRef>> =
             HashMap::with_capacity_and_hasher(count, rustc_hash::FxBuildHasher);
@@ -143,30 +150,31 @@ impl<'a> Program<'a> {
                 .collect(),
             synchronizing: HashSet::default(),
         };
-        // Independent of each other: they read only the call graph (and return summaries read
-        // nothing the others compute).
-        let ((forward, summaries), (per_iteration, synchronizing)) = rayon::join(
+        program.summaries = program.return_summaries();
+        program
+    }
+
+    /// Computes the facts [`Program::index`] leaves out: forward paths, per-iteration and
+    /// synchronizing functions, field devices, parameter-meet summaries, host-only functions.
+    pub(crate) fn complete(mut self) -> Self {
+        let program = &mut self;
+        // Independent of each other: they read only the call graph.
+        let ((forward, per_iteration), synchronizing) = rayon::join(
             || {
                 rayon::join(
                     || program.forward_functions(),
-                    || program.return_summaries(),
-                )
-            },
-            || {
-                rayon::join(
                     || program.per_iteration_functions(),
-                    || program.synchronizing_functions(),
                 )
             },
+            || program.synchronizing_functions(),
         );
         program.forward = forward;
         program.per_iteration = per_iteration;
         program.synchronizing = synchronizing;
-        program.summaries = summaries;
         program.fields = program.field_summaries();
         program.meets = crate::engine::meets::summaries(&program);
         program.host_only = program.host_only_functions();
-        program
+        self
     }
 
     /// Whether a call of `r` waits for the device before it returns.

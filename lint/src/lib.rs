@@ -493,10 +493,10 @@ fn check_found(
     files.sort_by_key(|f| f.id);
     // Lower in full what the call-graph-only files turn out to need, until nothing more is.
     let program = loop {
-        let program = checker::Program::new(&files);
+        let program = checker::Program::index(&files);
         let needed = needing_full_lowering(&program, &files);
         if needed.is_empty() {
-            break program;
+            break program.complete();
         }
         drop(program);
         let fresh: Vec<(usize, ir::File)> = needed

@@ -12,14 +12,15 @@
 
 use std::sync::Arc;
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
 
-use crate::checker::{FnRef, Program};
+use crate::checker::{Callees, FnRef, Program};
 use crate::ir::{Arg, CallTarget, Device, EventKind, FileId, Function, Span, Value};
 
 /// Summaries stop growing after this many rounds over the whole tree.
-pub(crate) const MAX_ROUNDS: usize = 8;
+pub(crate) const MAX_ROUNDS: usize = 16;
 
 /// Calls are followed at most this deep when building a witness chain (labels only).
 const MAX_CHAIN: usize = 6;
@@ -120,8 +121,11 @@ pub(crate) fn is_self_call(target: &CallTarget, caller: &Function) -> bool {
 }
 
 /// The parameter-meet summaries of every function of the tree that has parameters.
+///
+/// Round 0 computes each function's own meets; each later round recomputes, from the previous
+/// round's summaries, only the callers of functions whose summary grew (a worklist over the
+/// reverse call graph), each round's functions in parallel.
 pub(crate) fn summaries(program: &Program<'_>) -> HashMap<FnRef, Meets> {
-    let mut all: HashMap<FnRef, Meets> = HashMap::default();
     let funcs: Vec<FnRef> = program
         .files
         .iter()
@@ -134,33 +138,71 @@ pub(crate) fn summaries(program: &Program<'_>) -> HashMap<FnRef, Meets> {
         })
         .collect();
     // Round 0: the ops of each function itself.
-    for &r in &funcs {
-        let local = local_meets(program, r);
-        if !local.is_empty() {
-            all.insert(r, local);
+    let mut all: HashMap<FnRef, Meets> = funcs
+        .par_iter()
+        .filter_map(|&r| {
+            let local = local_meets(program, r);
+            (!local.is_empty()).then_some((r, local))
+        })
+        .collect();
+    // Who calls whom with arguments: only those calls can carry a callee's meets up.
+    let callees: Vec<(FnRef, Callees)> = funcs
+        .par_iter()
+        .map(|&r| {
+            let mut out = Callees::new();
+            for event in &program.function(r).events {
+                if let EventKind::Call { target, args } = &event.kind {
+                    if !args.is_empty() {
+                        out.extend(program.resolve_call(target, r.0));
+                    }
+                }
+            }
+            (r, out)
+        })
+        .collect();
+    let mut callers: HashMap<FnRef, Vec<FnRef>> = HashMap::default();
+    for (r, cs) in &callees {
+        for &c in cs {
+            callers.entry(c).or_default().push(*r);
         }
     }
     // Later rounds: what the callees' summaries say about the arguments passed to them.
+    let mut changed: Vec<FnRef> = all.keys().copied().collect();
     for _ in 0..MAX_ROUNDS {
-        let mut changed = false;
-        for &r in &funcs {
-            let added = call_meets(program, r, &all);
-            if added.is_empty() {
-                continue;
-            }
+        let mut dirty: Vec<FnRef> = changed
+            .iter()
+            .filter_map(|c| callers.get(c))
+            .flatten()
+            .copied()
+            .collect();
+        dirty.sort_unstable();
+        dirty.dedup();
+        if dirty.is_empty() {
+            break;
+        }
+        let added: Vec<(FnRef, Meets)> = dirty
+            .par_iter()
+            .filter_map(|&r| {
+                let added = call_meets(program, r, &all);
+                (!added.is_empty()).then_some((r, added))
+            })
+            .collect();
+        changed.clear();
+        for (r, added) in added {
             let entry = all.entry(r).or_default();
+            let mut grew = false;
             for meet in added {
                 if !entry
                     .iter()
                     .any(|m| m.param == meet.param && m.partner == meet.partner)
                 {
                     entry.push(meet);
-                    changed = true;
+                    grew = true;
                 }
             }
-        }
-        if !changed {
-            break;
+            if grew {
+                changed.push(r);
+            }
         }
     }
     all
