@@ -307,7 +307,8 @@ impl<'a> Program<'a> {
         &self.file(r.0).functions[r.1 as usize]
     }
 
-    /// The functions a call may reach: a type's methods, or free functions (same file first).
+    /// The functions a call may reach: a type's methods, or free functions (same file first for
+    /// both).
     pub(crate) fn resolve_call(&self, target: &CallTarget, from: FileId) -> Callees {
         match target {
             CallTarget::Method { self_type, name } => {
@@ -317,7 +318,15 @@ impl<'a> Program<'a> {
                 let mut ty = self_type.as_str();
                 for _ in 0..16 {
                     if let Some(found) = self.methods.get(&(ty, name.as_str())) {
-                        return Callees::from_slice(found);
+                        // A type of the caller's own file shadows same-named types elsewhere
+                        // (every candle model file has its own `MLP`).
+                        let local: Callees =
+                            found.iter().copied().filter(|r| r.0 == from).collect();
+                        return if local.is_empty() {
+                            Callees::from_slice(found)
+                        } else {
+                            local
+                        };
                     }
                     match self.bases.get(ty).and_then(|b| b.first()) {
                         Some(base) if *base != ty => ty = base,

@@ -57,18 +57,31 @@ pub(crate) struct Meet {
     pub(crate) partner: Partner,
     /// Where.
     pub(crate) witness: Arc<Witness>,
+    /// The parameter reaches the op only through the result of a call that returns a tensor
+    /// on its arguments' device (`attention_output` computed by `self.attention(x, mask)`), here
+    /// or in a callee: a witness where it is passed along as it is wins over such a one.
+    pub(crate) derived: bool,
 }
 
 /// A function's parameter-meet summary.
 pub(crate) type Meets = SmallVec<[Meet; 2]>;
 
-/// The parameters of `func` whose value `v` carries (read directly or computed from), unless
-/// `v` was moved by a transfer (then it lives where it was moved to).
-pub(crate) fn carried_params(func: &Function, v: &Value) -> SmallVec<[u16; 2]> {
+/// The parameters of `func` (of `file`) whose value `v` carries (read directly or computed
+/// from), unless `v` was moved by a transfer (then it lives where it was moved to). Each with
+/// whether it is carried only through the result of a call of the tree that returns a tensor on
+/// its arguments' device (`self.transpose_for_scores(&q)`, `softmax(&x)`).
+pub(crate) fn carried_params(
+    program: &Program<'_>,
+    file: FileId,
+    func: &Function,
+    v: &Value,
+) -> SmallVec<[(u16, bool); 2]> {
     let mut out = SmallVec::new();
     if !v.is_tensorish() || v.origin.as_ref().is_some_and(|o| o.is_transfer) {
         return out;
     }
+    let follows_args =
+        matches!(v.device, Device::Call(_)) && is_generic(&program.resolve(v, file).0);
     for (i, p) in func.params.iter().enumerate() {
         let Some(b) = p.binding else { continue };
         // The parameter's binding, or a later one of the same name (`if lengths is None:
@@ -80,22 +93,31 @@ pub(crate) fn carried_params(func: &Function, v: &Value) -> SmallVec<[u16; 2]> {
                     .get(id as usize)
                     .is_some_and(|binding| binding.name == p.name)
         };
+        let index = u16::try_from(i).unwrap_or(u16::MAX);
         // ...or a local computed from it here.
         if v.var.is_some_and(carries)
             || v.reads.iter().any(|&r| carries(r))
-            || computed_from(func, v, carries)
+            || computed_from(func, v, false, carries)
         {
-            out.push(u16::try_from(i).unwrap_or(u16::MAX));
+            out.push((index, false));
+        } else if follows_args && computed_from(func, v, true, carries) {
+            out.push((index, true));
         }
     }
     out
 }
 
 /// Whether `v` reads a local that this function computed from a binding `is_source` accepts
-/// (`mask = x.permute(..) == 0` is computed from `x`). A call's result is not: it may be an
+/// (`mask = x.permute(..) == 0` is computed from `x`). A call's result is not, unless
+/// `call_follows_args` (the callee returns a tensor on its arguments' device): it may be an
 /// `int` computed from a tensor.
-fn computed_from(func: &Function, v: &Value, is_source: impl Fn(u32) -> bool) -> bool {
-    !matches!(v.device, Device::Call(_))
+fn computed_from(
+    func: &Function,
+    v: &Value,
+    call_follows_args: bool,
+    is_source: impl Fn(u32) -> bool,
+) -> bool {
+    (call_follows_args || !matches!(v.device, Device::Call(_)))
         && v.reads.iter().any(|&r| {
             func.bindings
                 .get(r as usize)
@@ -192,13 +214,7 @@ pub(crate) fn summaries(program: &Program<'_>) -> HashMap<FnRef, Meets> {
             let entry = all.entry(r).or_default();
             let mut grew = false;
             for meet in added {
-                if !entry
-                    .iter()
-                    .any(|m| m.param == meet.param && m.partner == meet.partner)
-                {
-                    entry.push(meet);
-                    grew = true;
-                }
+                grew |= push_meet(entry, meet.param, meet.partner, &meet.witness, meet.derived);
             }
             if grew {
                 changed.push(r);
@@ -244,23 +260,41 @@ pub(crate) fn is_generic_data(
                     && p.binding.is_some_and(|b| {
                         value.var == Some(b)
                             || value.reads.contains(&b)
-                            || computed_from(func, value, |d| d == b)
+                            || computed_from(func, value, is_generic(device), |d| d == b)
                     })
             }))
 }
 
-fn push_meet(out: &mut Meets, param: u16, partner: Partner, witness: &Arc<Witness>) {
+/// Adds a meet unless one of the same parameter and partner is there; a meet that is not
+/// `derived` replaces a derived one. Returns whether `out` changed.
+fn push_meet(
+    out: &mut Meets,
+    param: u16,
+    partner: Partner,
+    witness: &Arc<Witness>,
+    derived: bool,
+) -> bool {
     if partner == Partner::Param(param) {
-        return;
+        return false;
     }
-    if out.iter().any(|m| m.param == param && m.partner == partner) {
-        return;
+    if let Some(m) = out
+        .iter_mut()
+        .find(|m| m.param == param && m.partner == partner)
+    {
+        if m.derived && !derived {
+            m.witness = witness.clone();
+            m.derived = false;
+            return true;
+        }
+        return false;
     }
     out.push(Meet {
         param,
         partner,
         witness: witness.clone(),
+        derived,
     });
+    true
 }
 
 /// The meets of one function's own ops.
@@ -283,8 +317,10 @@ fn local_meets(program: &Program<'_>, r: FnRef) -> Meets {
         if calls.contains(&event.span) || *opaque && !forward {
             continue;
         }
-        let carried: Vec<SmallVec<[u16; 2]>> =
-            operands.iter().map(|o| carried_params(func, o)).collect();
+        let carried: Vec<SmallVec<[(u16, bool); 2]>> = operands
+            .iter()
+            .map(|o| carried_params(program, r.0, func, o))
+            .collect();
         let witness = Arc::new(Witness {
             file: r.0,
             span: event.span.clone(),
@@ -292,16 +328,16 @@ fn local_meets(program: &Program<'_>, r: FnRef) -> Meets {
             chain: vec![qualified_name(program, r.0, func)],
         });
         for (i, ks) in carried.iter().enumerate() {
-            for &k in ks {
+            for &(k, k_derived) in ks {
                 for (j, other) in operands.iter().enumerate() {
                     if i == j {
                         continue;
                     }
-                    for &p in &carried[j] {
-                        push_meet(&mut out, k, Partner::Param(p), &witness);
+                    for &(p, _) in &carried[j] {
+                        push_meet(&mut out, k, Partner::Param(p), &witness, k_derived);
                     }
                     if carried[j].is_empty() && program.resolve(other, r.0).0 == Device::Cached {
-                        push_meet(&mut out, k, Partner::Model, &witness);
+                        push_meet(&mut out, k, Partner::Model, &witness, k_derived);
                     }
                 }
             }
@@ -331,7 +367,7 @@ fn call_meets(program: &Program<'_>, r: FnRef, all: &HashMap<FnRef, Meets>) -> M
                 let Some(arg) = arg_for(args, callee_fn, meet.param) else {
                     continue;
                 };
-                let from = carried_params(func, &arg.value);
+                let from = carried_params(program, r.0, func, &arg.value);
                 if from.is_empty() {
                     continue;
                 }
@@ -340,28 +376,29 @@ fn call_meets(program: &Program<'_>, r: FnRef, all: &HashMap<FnRef, Meets>) -> M
                     witness.chain.insert(0, qualified_name(program, r.0, func));
                 }
                 let witness = Arc::new(witness);
-                let partners: SmallVec<[Partner; 2]> = match meet.partner {
+                let partners: SmallVec<[(Partner, bool); 2]> = match meet.partner {
                     Partner::Param(j) => {
                         let Some(other) = arg_for(args, callee_fn, j) else {
                             continue;
                         };
-                        let mut ps: SmallVec<[Partner; 2]> = carried_params(func, &other.value)
-                            .into_iter()
-                            .map(Partner::Param)
-                            .collect();
+                        let mut ps: SmallVec<[(Partner, bool); 2]> =
+                            carried_params(program, r.0, func, &other.value)
+                                .into_iter()
+                                .map(|(p, derived)| (Partner::Param(p), derived))
+                                .collect();
                         if ps.is_empty() && program.resolve(&other.value, r.0).0 == Device::Cached {
-                            ps.push(Partner::Model);
+                            ps.push((Partner::Model, false));
                         }
                         ps
                     }
                     Partner::Model if is_self_call(target, func) => {
-                        SmallVec::from_slice(&[Partner::Model])
+                        SmallVec::from_slice(&[(Partner::Model, false)])
                     }
                     Partner::Model => SmallVec::new(),
                 };
-                for a in &from {
-                    for p in &partners {
-                        push_meet(&mut out, *a, *p, &witness);
+                for &(a, a_derived) in &from {
+                    for &(p, _) in &partners {
+                        push_meet(&mut out, a, p, &witness, meet.derived || a_derived);
                     }
                 }
             }

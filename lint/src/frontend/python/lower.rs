@@ -608,6 +608,13 @@ impl<'a> Lowerer<'a> {
         let outer = std::mem::take(&mut self.class_stack);
         self.stmts(&f.body);
         self.class_stack = outer;
+        if f.returns
+            .as_deref()
+            .is_some_and(|r| is_host_scalar_annotation(self.src_of(r)))
+        {
+            // `-> int`: whatever it computes from its tensor arguments, it returns a number.
+            self.st().func.returns.clear();
+        }
         self.end_function();
     }
 
@@ -2495,6 +2502,23 @@ fn param_kind(name: &str, annotation: Option<&str>, default: Option<&Expr>) -> (
         }
         None => (ValueKind::MaybeTensor, Device::Input),
     }
+}
+
+/// Whether a return annotation says the function returns host scalars only: `int`, `float`,
+/// `bool`, `str`, `None`, or `Optional`/`Union`/`tuple`/`list` of them (`Tuple[int, int]`).
+fn is_host_scalar_annotation(annotation: &str) -> bool {
+    const SCALARS: &[&str] = &["int", "float", "bool", "str", "bytes", "complex", "None"];
+    const WRAPPERS: &[&str] = &[
+        "Optional", "Union", "Tuple", "tuple", "List", "list", "Sequence", "typing",
+    ];
+    let words: Vec<&str> = annotation
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().any(|w| SCALARS.contains(w))
+        && words
+            .iter()
+            .all(|w| SCALARS.contains(w) || WRAPPERS.contains(w))
 }
 
 /// Whether a parameter annotation says the value is one tensor (`Tensor`, `torch.FloatTensor`,

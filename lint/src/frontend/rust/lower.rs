@@ -332,6 +332,18 @@ impl<'a> Lowerer<'a> {
     }
 
     /// A path segment's name with `use .. as ..` renames resolved.
+    /// The device of `self.<name>` in the method being lowered: the field's, wherever the type's
+    /// constructors put it (unknown outside an impl).
+    fn self_field(&self, name: &str) -> Device {
+        match self.impls.last() {
+            Some((Some(self_type), _)) => Device::Field(Arc::new(FieldRef {
+                self_type: self_type.clone(),
+                name: name.to_string(),
+            })),
+            _ => Device::Unknown,
+        }
+    }
+
     fn seg_name(&self, ident: &proc_macro2::Ident) -> Name {
         let raw = Name::of(ident);
         if self.aliases.is_empty() {
@@ -714,15 +726,12 @@ impl<'a> Lowerer<'a> {
                     if t::is_device_field(&name) {
                         v.kind = ValueKind::Device;
                         v.device = Device::Cached;
-                    } else if let (true, Some((Some(self_type), _))) =
-                        (is_self_path(&f.base), self.impls.last())
-                    {
+                    } else if is_self_path(&f.base) {
                         // `self.mask`: model state, where the type's constructors put it.
-                        v.kind = ValueKind::MaybeTensor;
-                        v.device = Device::Field(Arc::new(FieldRef {
-                            self_type: self_type.clone(),
-                            name: name.to_string(),
-                        }));
+                        v.device = self.self_field(&name);
+                        if matches!(v.device, Device::Field(_)) {
+                            v.kind = ValueKind::MaybeTensor;
+                        }
                     }
                 }
                 Val::new(v)
@@ -733,7 +742,9 @@ impl<'a> Lowerer<'a> {
                 let mut v = base.v;
                 v.var = None;
                 v.reads.extend(idx.v.reads);
-                if v.kind != ValueKind::Host && v.kind != ValueKind::Tensor {
+                // `self.layers[i]`: an element of model state, where the field's stores put it.
+                let element_of_field = matches!(v.device, Device::Field(_));
+                if v.kind != ValueKind::Host && v.kind != ValueKind::Tensor && !element_of_field {
                     v = Value::unknown(span.clone());
                 }
                 v.span = span;
@@ -770,7 +781,22 @@ impl<'a> Lowerer<'a> {
                 self.push_scope();
                 let mut item = Value::unknown(self.pat_span(&f.pat));
                 item.reads = iter.v.reads;
-                self.bind_pat(&f.pat, &item);
+                // `for layer in self.layers.iter()`: each element is model state of the field's
+                // element type, so `layer.forward(..)` is a call of that type's method.
+                let mut pat = &*f.pat;
+                if let Some(field) = iterated_field(&f.expr)
+                    .map(|field| self.self_field(&field.to_string()))
+                    .filter(|d| matches!(d, Device::Field(_)))
+                {
+                    item.kind = ValueKind::MaybeTensor;
+                    item.device = field;
+                    if let (syn::Pat::Tuple(t), true) = (pat, is_enumerate(&f.expr)) {
+                        if let (2, Some(elem)) = (t.elems.len(), t.elems.last()) {
+                            pat = elem;
+                        }
+                    }
+                }
+                self.bind_pat(pat, &item);
                 self.eval_block(&f.body);
                 self.pop_scope();
                 self.exit_loop();
@@ -1749,13 +1775,17 @@ pub(super) fn call_target<S: AsRef<str>>(
     }
 }
 
-/// The last path segment of a field's type, through `Option`, `Box`, `Arc` and `Rc`
-/// (`Option<Box<Encoder>>` → `Encoder`).
+/// The last path segment of a field's type, through `Option`, `Box`, `Arc`, `Rc` and the
+/// element type of `Vec` and `VecDeque` (`Option<Box<Encoder>>` → `Encoder`, `Vec<Layer>` →
+/// `Layer`).
 fn wrapped_type_name(ty: &syn::Type) -> Option<String> {
     let syn::Type::Path(p) = ty else { return None };
     let seg = p.path.segments.last()?;
     let name = seg.ident.to_string();
-    if matches!(name.as_str(), "Option" | "Box" | "Arc" | "Rc") {
+    if matches!(
+        name.as_str(),
+        "Option" | "Box" | "Arc" | "Rc" | "Vec" | "VecDeque"
+    ) {
         if let syn::PathArguments::AngleBracketed(args) = &seg.arguments {
             if let Some(syn::GenericArgument::Type(inner)) = args.args.first() {
                 return wrapped_type_name(inner);
@@ -1764,6 +1794,34 @@ fn wrapped_type_name(ty: &syn::Type) -> Option<String> {
         return None;
     }
     Some(name)
+}
+
+/// The field of `self` a `for` loop iterates: `self.layers`, `&self.layers`, `&mut self.layers`,
+/// and those with `.iter()`, `.iter_mut()` or `.into_iter()`, then `.enumerate()` or not.
+fn iterated_field(e: &Expr) -> Option<&syn::Ident> {
+    match e {
+        Expr::Reference(r) => iterated_field(&r.expr),
+        Expr::Paren(p) => iterated_field(&p.expr),
+        Expr::Field(f) if is_self_path(&f.base) => match &f.member {
+            syn::Member::Named(name) => Some(name),
+            syn::Member::Unnamed(_) => None,
+        },
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && matches!(
+                    m.method.to_string().as_str(),
+                    "iter" | "iter_mut" | "into_iter" | "enumerate"
+                ) =>
+        {
+            iterated_field(&m.receiver)
+        }
+        _ => None,
+    }
+}
+
+/// Whether a `for` loop's iterable ends with `.enumerate()` (its items are `(index, element)`).
+fn is_enumerate(e: &Expr) -> bool {
+    matches!(e, Expr::MethodCall(m) if m.method == "enumerate")
 }
 
 /// `self`, as an expression.
