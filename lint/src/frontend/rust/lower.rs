@@ -1440,8 +1440,12 @@ impl<'a> Lowerer<'a> {
             return Val::new(Value::unknown(span));
         }
 
+        // burn's `B::Device::default()`: the backend's device type, its default device (below).
+        let backend_device_type = prev == "Device"
+            && (segs.len() >= 3 || p.qself.is_some())
+            && self.default_device.is_some();
         // Device constructors: `Device::Cuda(1)`, `Device::new_cuda(0)`, `CudaDevice::new(0)`.
-        if t::is_device_type(prev) {
+        if t::is_device_type(prev) && !(backend_device_type && last == "default") {
             if let Some(ctor) = t::device_ctor(last) {
                 let ordinal = c.args.first().and_then(int_literal);
                 let literal_accelerator = matches!(ctor, t::DeviceCtor::Accelerator)
@@ -1470,8 +1474,12 @@ impl<'a> Lowerer<'a> {
             }
         }
 
-        // `Default::default()` / `TensorOptions::default()` where it means a device.
-        if last == "default" && (prev == "Default" || prev == "TensorOptions") && args.is_empty() {
+        // `Default::default()` / `TensorOptions::default()` where it means a device, and burn's
+        // `B::Device::default()`.
+        if last == "default"
+            && (prev == "Default" || prev == "TensorOptions" || backend_device_type)
+            && args.is_empty()
+        {
             let device = if prev == "TensorOptions" {
                 Some(Device::Cpu)
             } else {
