@@ -172,7 +172,7 @@ impl<'a> Program<'a> {
         program.per_iteration = per_iteration;
         program.synchronizing = synchronizing;
         program.fields = program.field_summaries();
-        program.meets = crate::engine::meets::summaries(&program);
+        program.meets = crate::engine::meets::summaries(program);
         program.host_only = program.host_only_functions();
         self
     }

@@ -168,7 +168,7 @@ pub(crate) fn summaries(program: &Program<'_>) -> HashMap<FnRef, Meets> {
         })
         .collect();
     // Who calls whom with arguments: only those calls can carry a callee's meets up.
-    let callees: Vec<(FnRef, Callees)> = funcs
+    let calls_of: Vec<(FnRef, Callees)> = funcs
         .par_iter()
         .map(|&r| {
             let mut out = Callees::new();
@@ -183,7 +183,7 @@ pub(crate) fn summaries(program: &Program<'_>) -> HashMap<FnRef, Meets> {
         })
         .collect();
     let mut callers: HashMap<FnRef, Vec<FnRef>> = HashMap::default();
-    for (r, cs) in &callees {
+    for (r, cs) in &calls_of {
         for &c in cs {
             callers.entry(c).or_default().push(*r);
         }
