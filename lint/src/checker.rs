@@ -216,22 +216,43 @@ impl<'a> Program<'a> {
     }
 
     /// What each type's methods store in each of its fields (`Self { mask, .. }` in `new`,
-    /// `self.mask = ..`): the join of every store.
+    /// `self.mask = ..`), and what struct literals of the type in other types' methods store
+    /// (`LayerWeights { neg_inf, .. }` in `ModelWeights::load`): the join of every store; in
+    /// Rust a store on a hard-coded device wins (the field is there when that constructor ran).
     fn field_summaries(&self) -> HashMap<(&'a str, &'a str), Summary> {
         let mut acc: HashMap<(&'a str, &'a str), Option<Summary>> = HashMap::default();
         for file in self.files {
+            let rust = !crate::frontend::python::is_python(&file.path);
             for f in &file.functions {
-                let Some(ty) = f.meta.self_type.as_deref() else {
-                    continue;
-                };
                 for event in &f.events {
-                    let EventKind::SetAttr { attr, value, .. } = &event.kind else {
-                        continue;
+                    let (ty, attr, value) = match &event.kind {
+                        EventKind::SetAttr { attr, value, .. } => {
+                            let Some(ty) = f.meta.self_type.as_deref() else {
+                                continue;
+                            };
+                            (ty, attr, value)
+                        }
+                        EventKind::StoreField {
+                            self_type,
+                            field,
+                            value,
+                        } => (self_type.as_str(), field, value),
+                        _ => continue,
                     };
                     let (device, origin) = self.resolve(value, file.id);
                     let s = Summary { device, origin };
                     let slot = acc.entry((ty, attr.as_str())).or_default();
-                    *slot = Some(join(slot.take(), s));
+                    // A Rust field one constructor builds on a hard-coded device is there
+                    // whenever that constructor built the value (`from_ggml` beside `from_gguf`).
+                    let built_hard_coded = |s: &Summary| {
+                        s.device.is_hard_coded()
+                            && s.origin.as_ref().is_some_and(|o| !o.is_transfer)
+                    };
+                    *slot = Some(match slot.take() {
+                        Some(prev) if rust && built_hard_coded(&prev) => prev,
+                        Some(_) if rust && built_hard_coded(&s) => s,
+                        prev => join(prev, s),
+                    });
                 }
             }
         }

@@ -320,6 +320,16 @@ pub enum EventKind {
         /// Registered with the module (a buffer or a parameter): `to(device)` moves it.
         registered: bool,
     },
+    /// A field of a struct literal of another type of the file (`LayerWeights { neg_inf, .. }`
+    /// built in `ModelWeights::load`): what that type's field holds.
+    StoreField {
+        /// The struct's name (last path segment).
+        self_type: String,
+        /// The field's name.
+        field: String,
+        /// The value stored.
+        value: Value,
+    },
     /// `self.name` is read in a method.
     GetAttr {
         /// The attribute's name.

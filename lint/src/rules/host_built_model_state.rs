@@ -1,8 +1,8 @@
 use std::collections::HashSet;
 
 use crate::checker::Checker;
-use crate::engine::meets::is_generic_data;
-use crate::ir::{Device, EventKind};
+use crate::engine::meets::{arg_for, is_generic_data, is_self_call, qualified_name, Partner};
+use crate::ir::{Arg, CallTarget, Device, EventKind, FileId, Function, Span};
 use crate::rule::{declare_rule, Violation};
 use crate::utils::{device_name, written};
 
@@ -99,6 +99,10 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
         }
         let tree_calls = checker.program.tree_call_spans(func, checker.file.id);
         for event in &func.events {
+            if let EventKind::Call { target, args } = &event.kind {
+                check_call(checker, &mut seen, forward, func, target, args);
+                continue;
+            }
             let EventKind::Op { name, operands, .. } = &event.kind else {
                 continue;
             };
@@ -157,6 +161,99 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                         format!("`self.{}` is built at {place}", field.name),
                     );
                 }
+            }
+        }
+    }
+}
+
+/// A field built on a hard-coded device, passed to a function of the tree whose parameter meets
+/// (there or deeper) a device-generic value the caller also passes, or the model's own state.
+fn check_call(
+    checker: &mut Checker<'_>,
+    seen: &mut HashSet<(FileId, Span)>,
+    forward: bool,
+    func: &Function,
+    target: &CallTarget,
+    args: &[Arg],
+) {
+    let program = checker.program;
+    for callee in program.resolve_call(target, checker.file.id) {
+        let callee_fn = program.function(callee);
+        for meet in program.meets(callee) {
+            let Some(arg) = arg_for(args, callee_fn, meet.param) else {
+                continue;
+            };
+            let Device::Field(field) = &arg.value.device else {
+                continue;
+            };
+            let (device, origin) = checker.resolve(&arg.value);
+            let Some(origin) = origin else { continue };
+            if !device.is_hard_coded() || origin.is_transfer {
+                continue;
+            }
+            let (input, generic) = match meet.partner {
+                Partner::Param(j) => {
+                    let Some(other) = arg_for(args, callee_fn, j) else {
+                        continue;
+                    };
+                    let (d, _) = checker.resolve(&other.value);
+                    if !is_generic_data(func, &other.value, &d, forward) {
+                        continue;
+                    }
+                    (checker.text(&other.value.span), d)
+                }
+                Partner::Model if is_self_call(target, func) => {
+                    ("the model's state".to_string(), Device::Cached)
+                }
+                Partner::Model => continue,
+            };
+            if !seen.insert((origin.file, origin.span.clone())) {
+                continue;
+            }
+            let callee_name = qualified_name(program, callee.0, callee_fn);
+            let param = callee_fn
+                .params
+                .get(usize::from(meet.param))
+                .map_or_else(String::new, |p| p.name.clone());
+            let witness = meet.witness.clone();
+            let violation = HostBuiltModelState {
+                field: field.name.clone(),
+                device: written(&origin).to_string(),
+                constructor: origin.function.clone(),
+                input: input.clone(),
+                op: witness.op.clone(),
+            };
+            let local = origin.file == checker.file.id;
+            let span = match (&origin.device_span, local) {
+                (Some(s), true) => s.clone(),
+                (None, true) => origin.span.clone(),
+                _ => arg.value.span.clone(),
+            };
+            let elsewhere = checker.describe_origin(&origin);
+            let witness_here = witness.file == checker.file.id;
+            let diagnostic = checker.report(&violation, span);
+            diagnostic.label(
+                arg.value.span.clone(),
+                format!(
+                    "passed as `{param}` to `{callee_name}()` here, where it meets `{input}` ({})",
+                    device_name(&generic)
+                ),
+            );
+            if witness_here {
+                diagnostic.label(
+                    witness.span.clone(),
+                    format!(
+                        "meets it in `{}` here (through `{}()`)",
+                        witness.op,
+                        witness.chain.join("()` → `")
+                    ),
+                );
+            }
+            if let Some(place) = elsewhere {
+                diagnostic.label(
+                    arg.value.span.clone(),
+                    format!("`self.{}` is built at {place}", field.name),
+                );
             }
         }
     }

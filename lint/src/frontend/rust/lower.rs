@@ -862,15 +862,34 @@ impl<'a> Lowerer<'a> {
                             .last()
                             .is_some_and(|seg| seg.ident == "Self" || seg.ident == ty.as_str())
                     });
+                // `LayerWeights { .. }` built in another type's method: that type's fields.
+                let other = match (&own, s.path.segments.last()) {
+                    (None, Some(seg)) if self.structs.contains(&seg.ident.to_string()) => {
+                        Some(seg.ident.to_string())
+                    }
+                    _ => None,
+                };
                 for field in &s.fields {
                     let value = self.eval(&field.expr);
-                    if let (Some(_), syn::Member::Named(name)) = (&own, &field.member) {
-                        let at = self.expr_span(&field.expr);
+                    let syn::Member::Named(name) = &field.member else {
+                        continue;
+                    };
+                    let at = self.expr_span(&field.expr);
+                    if own.is_some() {
                         self.emit(
                             EventKind::SetAttr {
                                 attr: Name::of(name).to_string(),
                                 value: value.v,
                                 registered: false,
+                            },
+                            at,
+                        );
+                    } else if let Some(ty) = &other {
+                        self.emit(
+                            EventKind::StoreField {
+                                self_type: ty.clone(),
+                                field: Name::of(name).to_string(),
+                                value: value.v,
                             },
                             at,
                         );
