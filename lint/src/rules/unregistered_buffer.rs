@@ -96,8 +96,10 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             .filter(|&i| file.functions[i].meta.self_type.as_deref() == Some(class))
             .collect();
         let construction = construction_methods(file, &methods, class);
-        let events = construction.iter().flat_map(|&i| &file.functions[i].events);
-        for event in events {
+        let events = construction
+            .iter()
+            .flat_map(|&i| file.functions[i].events.iter().map(move |e| (i, e)));
+        for (at, event) in events {
             // ...stores a tensor as a plain attribute...
             let EventKind::SetAttr {
                 attr,
@@ -119,7 +121,14 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             let placed = device == Device::Cached
                 || device == Device::Input && origin.as_ref().is_some_and(|o| !o.is_transfer)
                 || device.is_hard_coded() && origin.is_some();
-            if !value.is_tensorish() || !placed {
+            // A call placer cannot follow (`self.rope_init_fn(config, device)`) given the
+            // constructor's device builds its result there, if the class uses it as a tensor.
+            let built_by_device_call = device == Device::Unknown
+                && given_a_device(&file.functions[at], value)
+                && methods
+                    .iter()
+                    .any(|&i| used_as_tensor(&file.functions[i], &file.source, attr));
+            if !value.is_tensorish() || !(placed || built_by_device_call) {
                 continue;
             }
             // ...that construction does not register (another branch) and no method sets to
@@ -130,7 +139,8 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 file.functions[i].events.iter().any(|e| {
                     matches!(&e.kind, EventKind::SetAttr { attr: a, registered, value }
                         if a == attr
-                            && (*registered && construction.contains(&i) || !value.is_tensorish()))
+                            && (*registered && construction.contains(&i)
+                                || !value.is_tensorish() && !reads_own_attr(&file.source, value)))
                 })
             });
             // ...or that another method manages itself (a placeholder replaced in `forward`)...
@@ -171,6 +181,83 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             );
         }
     }
+}
+
+/// Whether `value` (computed in `func`) was computed from a device parameter of `func`: the
+/// result of a call given the constructor's device (`self.rope_init_fn(self.config, device)`).
+fn given_a_device(func: &Function, value: &crate::ir::Value) -> bool {
+    func.params.iter().any(|p| {
+        p.kind == crate::ir::ValueKind::Device
+            && p.binding.is_some_and(|b| {
+                value.reads.contains(&b)
+                    || value.reads.iter().any(|&r| {
+                        func.bindings
+                            .get(r as usize)
+                            .is_some_and(|binding| binding.derived_from.contains(&b))
+                    })
+            })
+    })
+}
+
+/// Whether `value` is another attribute of the module (`self.original_inv_freq`): of unknown
+/// kind, not known to be a non-tensor such as `None`.
+fn reads_own_attr(source: &str, value: &crate::ir::Value) -> bool {
+    source
+        .get(value.span.clone())
+        .is_some_and(|text| text.starts_with("self."))
+}
+
+/// Whether `func` reads `self.<attr>` as a tensor: a tensor method called on it, directly or on
+/// an index of it (`self.inv_freq[None, :, None].float()`), judged on the source text after the
+/// read.
+fn used_as_tensor(func: &Function, source: &str, attr: &str) -> bool {
+    const TENSOR_METHODS: &[&str] = &[
+        "float",
+        "half",
+        "double",
+        "bfloat16",
+        "to",
+        "expand",
+        "expand_as",
+        "unsqueeze",
+        "squeeze",
+        "view",
+        "reshape",
+        "permute",
+        "transpose",
+        "type_as",
+        "contiguous",
+        "cos",
+        "sin",
+        "exp",
+        "matmul",
+        "repeat",
+        "flip",
+        "cumsum",
+        "masked_fill",
+        "index_select",
+    ];
+    func.events.iter().any(|e| {
+        if !matches!(&e.kind, EventKind::GetAttr { attr: a } if a == attr) {
+            return false;
+        }
+        let mut rest = source.get(e.span.end..).unwrap_or("");
+        // Skip one subscript: `[None, :, None]`.
+        if rest.starts_with('[') {
+            let Some(close) = rest.find(']') else {
+                return false;
+            };
+            rest = &rest[close + 1..];
+        }
+        let Some(after_dot) = rest.strip_prefix('.') else {
+            return false;
+        };
+        let name: String = after_dot
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        TENSOR_METHODS.contains(&name.as_str()) && after_dot[name.len()..].starts_with('(')
+    })
 }
 
 /// Whether the read at `read` is an argument of a call of a function of the tree that moves that

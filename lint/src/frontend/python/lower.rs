@@ -393,6 +393,15 @@ impl<'a> Lowerer<'a> {
             let tensorish = match value {
                 // A plain function's result (`remap(n)`): may be a tensor; the checker resolves it.
                 Expr::Call(c) if matches!(&*c.func, Expr::Name(_)) => true,
+                // Any callable given a device (`self.rope_init_fn(config, device)`): may build a
+                // tensor there.
+                Expr::Call(c)
+                    if c.arguments.args.iter().any(
+                        |a| matches!(a, Expr::Name(n) if t::is_device_name(n.id.as_str())),
+                    ) =>
+                {
+                    true
+                }
                 _ => {
                     text.contains("torch")
                         || text
@@ -403,7 +412,12 @@ impl<'a> Lowerer<'a> {
             if !tensorish {
                 continue;
             }
-            for target in targets {
+            // `a, self.b = ..`: each part of a tuple target.
+            let parts = targets.into_iter().flat_map(|target| match target {
+                Expr::Tuple(t) => t.elts.iter().collect::<Vec<_>>(),
+                other => vec![other],
+            });
+            for target in parts {
                 match target {
                     Expr::Attribute(at) if is_self(&at.value) => {
                         out.insert(at.attr.id.to_string());
@@ -2160,6 +2174,15 @@ impl<'a> Lowerer<'a> {
                 }
             }
             let mut v = Value::unknown(span);
+            // A callable kept on `self` and given a device (`self.rope_init_fn(config,
+            // device)`): it may build a tensor there.
+            if args
+                .iter()
+                .chain(kwargs.iter().map(|(_, v)| v))
+                .any(|a| a.v.kind == ValueKind::Device)
+            {
+                v.kind = ValueKind::MaybeTensor;
+            }
             v.reads = reads;
             return Val::new(v);
         }
