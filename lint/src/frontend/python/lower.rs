@@ -413,7 +413,7 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             // `a, self.b = ..`: each part of a tuple target.
-            let parts = targets.into_iter().flat_map(|target| match target {
+            let parts = targets.iter().flat_map(|target| match target {
                 Expr::Tuple(t) => t.elts.iter().collect::<Vec<_>>(),
                 other => vec![other],
             });
