@@ -548,9 +548,13 @@ impl<'a> Program<'a> {
         let callees = self.resolve_call(&call.target, file);
         if callees.is_empty() {
             return match call.target {
-                CallTarget::Free { .. } => {
-                    self.resolve_with(&call.arg_device, None, file, depth + 1, summary_of)
-                }
+                CallTarget::Free { .. } => self.resolve_with(
+                    &call.arg_device,
+                    call.arg_origin.as_ref(),
+                    file,
+                    depth + 1,
+                    summary_of,
+                ),
                 CallTarget::Method { .. } => Summary::unknown(),
             };
         }
@@ -558,7 +562,13 @@ impl<'a> Program<'a> {
         for callee in callees {
             let mut s = summary_of(callee);
             if s.device == Device::Input {
-                s = self.resolve_with(&call.arg_device, None, file, depth + 1, summary_of);
+                s = self.resolve_with(
+                    &call.arg_device,
+                    call.arg_origin.as_ref(),
+                    file,
+                    depth + 1,
+                    summary_of,
+                );
             }
             result = Some(join(result, s));
         }

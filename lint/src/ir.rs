@@ -74,6 +74,9 @@ pub struct CallRef {
     pub target: CallTarget,
     /// The device of the first tensor argument, used when the callee returns an input-derived value.
     pub arg_device: Device,
+    /// Where that argument's device was decided, if in a factory or transfer: a helper that
+    /// returns a tensor on its argument's device keeps the argument's origin.
+    pub arg_origin: Option<Arc<Origin>>,
     /// The call expression.
     pub span: Span,
 }

@@ -1714,6 +1714,7 @@ impl<'a> Lowerer<'a> {
             Device::Call(Arc::new(CallRef {
                 target,
                 arg_device,
+                arg_origin: arg_tensors.first().and_then(|v| v.origin.clone()),
                 span,
             })),
             None,

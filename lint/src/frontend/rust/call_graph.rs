@@ -142,6 +142,7 @@ impl CallGraph<'_> {
             v.device = Device::Call(Arc::new(CallRef {
                 target,
                 arg_device: Device::Unknown,
+                arg_origin: None,
                 span: 0..0,
             }));
             if let Some(f) = self.stack.last_mut() {

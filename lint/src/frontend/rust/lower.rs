@@ -1389,12 +1389,14 @@ impl<'a> Lowerer<'a> {
         let name = match &target {
             CallTarget::Method { name, .. } | CallTarget::Free { name } => name.clone(),
         };
+        let arg_origin = arg_tensors.first().and_then(|v| v.origin.clone());
         self.maybe_op(&name, arg_tensors, span.clone());
         let mut v = tensor(
             span.clone(),
             Device::Call(Arc::new(CallRef {
                 target,
                 arg_device,
+                arg_origin,
                 span: span.clone(),
             })),
             None,
