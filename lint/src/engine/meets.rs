@@ -16,8 +16,8 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
 
-use crate::checker::{Callees, FnRef, Program};
-use crate::ir::{Arg, CallTarget, Device, EventKind, FileId, Function, Span, Value};
+use crate::checker::{Callees, Checker, FnRef, Program};
+use crate::ir::{Arg, CallTarget, Device, EventKind, FileId, Function, Origin, Span, Value};
 
 /// Summaries stop growing after this many rounds over the whole tree.
 pub(crate) const MAX_ROUNDS: usize = 16;
@@ -80,8 +80,8 @@ pub(crate) fn carried_params(
     if !v.is_tensorish() || v.origin.as_ref().is_some_and(|o| o.is_transfer) {
         return out;
     }
-    let follows_args =
-        matches!(v.device, Device::Call(_)) && is_generic(&program.resolve(v, file).0);
+    let call = matches!(v.device, Device::Call(_));
+    let follows_args = call && is_generic(&program.resolve(v, file).0);
     for (i, p) in func.params.iter().enumerate() {
         let Some(b) = p.binding else { continue };
         // The parameter's binding, or a later one of the same name (`if lengths is None:
@@ -95,13 +95,11 @@ pub(crate) fn carried_params(
         };
         let index = u16::try_from(i).unwrap_or(u16::MAX);
         // ...or a local computed from it here.
-        if v.var.is_some_and(carries)
-            || v.reads.iter().any(|&r| carries(r))
-            || computed_from(func, v, false, carries)
-        {
+        if v.var.is_some_and(carries) || v.reads.iter().any(|&r| carries(r)) {
             out.push((index, false));
-        } else if follows_args && computed_from(func, v, true, carries) {
-            out.push((index, true));
+        } else if computed_from(func, v, follows_args, carries) {
+            // Through a call's result only when `v` is one.
+            out.push((index, call));
         }
     }
     out
@@ -224,6 +222,85 @@ pub(crate) fn summaries(program: &Program<'_>) -> HashMap<FnRef, Meets> {
     all
 }
 
+/// A tensor built on a hard-coded device, passed by a call for a parameter that meets, inside
+/// the callee (or deeper), a device-generic value the caller also passes, or the model's state.
+pub(crate) struct CallMeeting<'e> {
+    /// The argument passed.
+    pub(crate) arg: &'e Arg,
+    /// Where the argument's device was written.
+    pub(crate) origin: Arc<Origin>,
+    /// The callee's parameter it is passed as.
+    pub(crate) param: String,
+    /// The callee, as the labels show it (`Type::name`).
+    pub(crate) callee_name: String,
+    /// What it meets, as the message shows it: the caller's argument, or "the model's state".
+    pub(crate) partner: String,
+    /// The device of what it meets.
+    pub(crate) partner_device: Device,
+    /// Where it meets it.
+    pub(crate) witness: Arc<Witness>,
+}
+
+/// The [`CallMeeting`]s of a call of `func` (on a forward path or not) to `target` with `args`,
+/// read from the callees' parameter-meet summaries.
+pub(crate) fn call_meetings<'e>(
+    checker: &Checker<'_>,
+    func: &Function,
+    forward: bool,
+    target: &CallTarget,
+    args: &'e [Arg],
+) -> Vec<CallMeeting<'e>> {
+    let program = checker.program;
+    let mut out = Vec::new();
+    for callee in program.resolve_call(target, checker.file.id) {
+        let callee_fn = program.function(callee);
+        for meet in program.meets(callee) {
+            let Some(arg) = arg_for(args, callee_fn, meet.param) else {
+                continue;
+            };
+            // An object built on the host (`StratifiedRaySampler()`, a module) is not a tensor:
+            // where its methods' results live is not where it was built.
+            if !arg.value.is_tensorish() {
+                continue;
+            }
+            let (device, origin) = checker.resolve(&arg.value);
+            let Some(origin) = origin else { continue };
+            if !device.is_hard_coded() || origin.is_transfer {
+                continue;
+            }
+            let (partner, partner_device) = match meet.partner {
+                Partner::Param(j) => {
+                    let Some(other) = arg_for(args, callee_fn, j) else {
+                        continue;
+                    };
+                    let (d, _) = checker.resolve(&other.value);
+                    if !is_generic_data(func, &other.value, &d, forward) {
+                        continue;
+                    }
+                    (checker.text(&other.value.span), d)
+                }
+                Partner::Model if is_self_call(target, func) => {
+                    ("the model's state".to_string(), Device::Cached)
+                }
+                Partner::Model => continue,
+            };
+            out.push(CallMeeting {
+                arg,
+                origin,
+                param: callee_fn
+                    .params
+                    .get(usize::from(meet.param))
+                    .map_or_else(String::new, |p| p.name.clone()),
+                callee_name: qualified_name(program, callee.0, callee_fn),
+                partner,
+                partner_device,
+                witness: meet.witness.clone(),
+            });
+        }
+    }
+    out
+}
+
 /// `Type::name` for a method, `name` for a free function, as the finding's labels show it.
 pub(crate) fn qualified_name(program: &Program<'_>, file: FileId, func: &Function) -> String {
     let sep = if crate::frontend::python::is_python(&program.file(file).path) {
@@ -256,13 +333,14 @@ pub(crate) fn is_generic_data(
             || value.kind == crate::ir::ValueKind::Tensor
             || *device == Device::Cached
             || func.params.iter().any(|p| {
-                p.tensor_use
-                    && p.binding.is_some_and(|b| {
-                        value.var == Some(b)
-                            || value.reads.contains(&b)
-                            || computed_from(func, value, is_generic(device), |d| d == b)
-                    })
+                p.tensor_use && p.binding.is_some_and(|b| carries_binding(func, value, b))
             }))
+}
+
+/// Whether `value` (of `func`) reads binding `b` or a local computed from it, a call's result
+/// included.
+pub(crate) fn carries_binding(func: &Function, value: &Value, b: u32) -> bool {
+    value.var == Some(b) || value.reads.contains(&b) || computed_from(func, value, true, |d| d == b)
 }
 
 /// Adds a meet unless one of the same parameter and partner is there; a meet that is not

@@ -1,7 +1,7 @@
 use std::collections::HashSet;
 
 use crate::checker::Checker;
-use crate::engine::meets::{arg_for, is_generic_data, is_self_call, qualified_name, Partner};
+use crate::engine::meets::{call_meetings, is_generic_data};
 use crate::ir::{Arg, CallTarget, Device, EventKind, FileId, Function, Span};
 use crate::rule::{declare_rule, Violation};
 use crate::utils::{device_name, written};
@@ -176,85 +176,55 @@ fn check_call(
     target: &CallTarget,
     args: &[Arg],
 ) {
-    let program = checker.program;
-    for callee in program.resolve_call(target, checker.file.id) {
-        let callee_fn = program.function(callee);
-        for meet in program.meets(callee) {
-            let Some(arg) = arg_for(args, callee_fn, meet.param) else {
-                continue;
-            };
-            let Device::Field(field) = &arg.value.device else {
-                continue;
-            };
-            let (device, origin) = checker.resolve(&arg.value);
-            let Some(origin) = origin else { continue };
-            if !device.is_hard_coded() || origin.is_transfer {
-                continue;
-            }
-            let (input, generic) = match meet.partner {
-                Partner::Param(j) => {
-                    let Some(other) = arg_for(args, callee_fn, j) else {
-                        continue;
-                    };
-                    let (d, _) = checker.resolve(&other.value);
-                    if !is_generic_data(func, &other.value, &d, forward) {
-                        continue;
-                    }
-                    (checker.text(&other.value.span), d)
-                }
-                Partner::Model if is_self_call(target, func) => {
-                    ("the model's state".to_string(), Device::Cached)
-                }
-                Partner::Model => continue,
-            };
-            if !seen.insert((origin.file, origin.span.clone())) {
-                continue;
-            }
-            let callee_name = qualified_name(program, callee.0, callee_fn);
-            let param = callee_fn
-                .params
-                .get(usize::from(meet.param))
-                .map_or_else(String::new, |p| p.name.clone());
-            let witness = meet.witness.clone();
-            let violation = HostBuiltModelState {
-                field: field.name.clone(),
-                device: written(&origin).to_string(),
-                constructor: origin.function.clone(),
-                input: input.clone(),
-                op: witness.op.clone(),
-            };
-            let local = origin.file == checker.file.id;
-            let span = match (&origin.device_span, local) {
-                (Some(s), true) => s.clone(),
-                (None, true) => origin.span.clone(),
-                _ => arg.value.span.clone(),
-            };
-            let elsewhere = checker.describe_origin(&origin);
-            let witness_here = witness.file == checker.file.id;
-            let diagnostic = checker.report(&violation, span);
+    for meeting in call_meetings(checker, func, forward, target, args) {
+        let (arg, origin, witness) = (meeting.arg, &meeting.origin, &meeting.witness);
+        let Device::Field(field) = &arg.value.device else {
+            continue;
+        };
+        if !seen.insert((origin.file, origin.span.clone())) {
+            continue;
+        }
+        let violation = HostBuiltModelState {
+            field: field.name.clone(),
+            device: written(origin).to_string(),
+            constructor: origin.function.clone(),
+            input: meeting.partner.clone(),
+            op: witness.op.clone(),
+        };
+        let local = origin.file == checker.file.id;
+        let span = match (&origin.device_span, local) {
+            (Some(s), true) => s.clone(),
+            (None, true) => origin.span.clone(),
+            _ => arg.value.span.clone(),
+        };
+        let elsewhere = checker.describe_origin(origin);
+        let witness_here = witness.file == checker.file.id;
+        let diagnostic = checker.report(&violation, span);
+        diagnostic.label(
+            arg.value.span.clone(),
+            format!(
+                "passed as `{}` to `{}()` here, where it meets `{}` ({})",
+                meeting.param,
+                meeting.callee_name,
+                meeting.partner,
+                device_name(&meeting.partner_device)
+            ),
+        );
+        if witness_here {
             diagnostic.label(
-                arg.value.span.clone(),
+                witness.span.clone(),
                 format!(
-                    "passed as `{param}` to `{callee_name}()` here, where it meets `{input}` ({})",
-                    device_name(&generic)
+                    "meets it in `{}` here (through `{}()`)",
+                    witness.op,
+                    witness.chain.join("()` → `")
                 ),
             );
-            if witness_here {
-                diagnostic.label(
-                    witness.span.clone(),
-                    format!(
-                        "meets it in `{}` here (through `{}()`)",
-                        witness.op,
-                        witness.chain.join("()` → `")
-                    ),
-                );
-            }
-            if let Some(place) = elsewhere {
-                diagnostic.label(
-                    arg.value.span.clone(),
-                    format!("`self.{}` is built at {place}", field.name),
-                );
-            }
+        }
+        if let Some(place) = elsewhere {
+            diagnostic.label(
+                arg.value.span.clone(),
+                format!("`self.{}` is built at {place}", field.name),
+            );
         }
     }
 }

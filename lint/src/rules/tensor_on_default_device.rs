@@ -2,7 +2,7 @@ use std::collections::HashSet;
 
 use crate::checker::Checker;
 use crate::diagnostic::{Applicability, Edit, Fix};
-use crate::engine::meets::{arg_for, is_generic_data, is_self_call, Partner};
+use crate::engine::meets::{call_meetings, is_generic_data};
 use crate::ir::{Arg, CallTarget, Device, EventKind, FileId, Function, Origin, Span, Value};
 use crate::rule::{declare_rule, Violation};
 use crate::utils::{device_name, written};
@@ -293,86 +293,52 @@ fn check_call(
     args: &[Arg],
 ) {
     let program = checker.program;
-    for callee in program.resolve_call(target, checker.file.id) {
-        let callee_fn = program.function(callee);
-        for meet in program.meets(callee) {
-            let Some(arg) = arg_for(args, callee_fn, meet.param) else {
-                continue;
-            };
-            // An object built on the host (`StratifiedRaySampler()`, a module) is not a tensor:
-            // where its methods' results live is not where it was built.
-            if !arg.value.is_tensorish() {
-                continue;
-            }
-            let (device, origin) = checker.resolve(&arg.value);
-            let Some(origin) = origin else { continue };
-            if matches!(arg.value.device, Device::Field(_)) {
-                continue;
-            }
-            if !device.is_hard_coded() || origin.is_transfer {
-                continue;
-            }
-            let partner = match meet.partner {
-                Partner::Param(j) => {
-                    let Some(other) = arg_for(args, callee_fn, j) else {
-                        continue;
-                    };
-                    if !is_generic_data(
-                        func,
-                        &other.value,
-                        &checker.resolve(&other.value).0,
-                        forward,
-                    ) {
-                        continue;
-                    }
-                    checker.text(&other.value.span)
-                }
-                Partner::Model if is_self_call(target, func) => "the model's state".to_string(),
-                Partner::Model => continue,
-            };
-            if !seen.insert((origin.file, origin.span.clone())) {
-                continue;
-            }
-            let param = callee_fn
-                .params
-                .get(usize::from(meet.param))
-                .map_or_else(String::new, |p| p.name.clone());
-            let callee_name = crate::engine::meets::qualified_name(program, callee.0, callee_fn);
-            let witness = meet.witness.clone();
-            let violation = TensorOnDefaultDevice {
-                tensor: checker.text(&arg.value.span),
-                device: written(&origin).to_string(),
-                input: partner,
-                op: witness.op.clone(),
-                via: Some(witness.chain.join("()` → `")),
-                python: checker.is_python(),
-            };
-            let where_op = if witness.file == checker.file.id {
-                None
-            } else {
-                let file = program.file(witness.file);
-                let index = crate::diagnostic::LineIndex::new(&file.source);
-                let (line, col) = index.line_col(&file.source, witness.span.start);
-                Some(format!("{}:{line}:{col}", file.path.display()))
-            };
-            let local_op = where_op.is_none();
-            let (diagnostic, _) =
-                report_at_origin(checker, &violation, &origin, &arg.value.span, &arg.value);
+    for meeting in call_meetings(checker, func, forward, target, args) {
+        // Model state built so is host-built-model-state's.
+        let (arg, origin) = (meeting.arg, &meeting.origin);
+        if matches!(arg.value.device, Device::Field(_)) {
+            continue;
+        }
+        if !seen.insert((origin.file, origin.span.clone())) {
+            continue;
+        }
+        let witness = &meeting.witness;
+        let violation = TensorOnDefaultDevice {
+            tensor: checker.text(&arg.value.span),
+            device: written(origin).to_string(),
+            input: meeting.partner.clone(),
+            op: witness.op.clone(),
+            via: Some(witness.chain.join("()` → `")),
+            python: checker.is_python(),
+        };
+        let where_op = if witness.file == checker.file.id {
+            None
+        } else {
+            let file = program.file(witness.file);
+            let index = crate::diagnostic::LineIndex::new(&file.source);
+            let (line, col) = index.line_col(&file.source, witness.span.start);
+            Some(format!("{}:{line}:{col}", file.path.display()))
+        };
+        let local_op = where_op.is_none();
+        let (diagnostic, _) =
+            report_at_origin(checker, &violation, origin, &arg.value.span, &arg.value);
+        diagnostic.label(
+            arg.value.span.clone(),
+            format!(
+                "passed as `{}` to `{}()` here",
+                meeting.param, meeting.callee_name
+            ),
+        );
+        if local_op {
+            diagnostic.label(
+                witness.span.clone(),
+                format!("meets it in `{}` here", witness.op),
+            );
+        } else if let Some(place) = where_op {
             diagnostic.label(
                 arg.value.span.clone(),
-                format!("passed as `{param}` to `{callee_name}()` here"),
+                format!("meets it in `{}` at {place}", witness.op),
             );
-            if local_op {
-                diagnostic.label(
-                    witness.span.clone(),
-                    format!("meets it in `{}` here", witness.op),
-                );
-            } else if let Some(place) = where_op {
-                diagnostic.label(
-                    arg.value.span.clone(),
-                    format!("meets it in `{}` at {place}", witness.op),
-                );
-            }
         }
     }
 }

@@ -188,14 +188,8 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
 fn given_a_device(func: &Function, value: &crate::ir::Value) -> bool {
     func.params.iter().any(|p| {
         p.kind == crate::ir::ValueKind::Device
-            && p.binding.is_some_and(|b| {
-                value.reads.contains(&b)
-                    || value.reads.iter().any(|&r| {
-                        func.bindings
-                            .get(r as usize)
-                            .is_some_and(|binding| binding.derived_from.contains(&b))
-                    })
-            })
+            && p.binding
+                .is_some_and(|b| crate::engine::meets::carries_binding(func, value, b))
     })
 }
 
