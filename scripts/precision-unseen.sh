@@ -15,15 +15,15 @@
 # at random (all of them where there are at most N; seeded: PRECISION_SEED, default 12), each with
 # the line of code it points at, for classifying by hand.
 #
-# Three pinned sets: UNSEEN_SET=1 (the default; the baseline set, read in docs/precision.md
-# "Unseen packages"), UNSEEN_SET=2 ("Unseen packages, round 2") and UNSEEN_SET=3 ("Unseen packages,
-# round 3"). Once a set's findings have been read and a rule tuned on them, its figure is a
-# regression check: pin a new set.
+# Four pinned sets: UNSEEN_SET=1 (the default; the baseline set, read in docs/precision.md
+# "Unseen packages"), UNSEEN_SET=2 ("Unseen packages, round 2"), UNSEEN_SET=3 ("Unseen packages,
+# round 3") and UNSEEN_SET=4 ("Unseen packages, round 4"). Once a set's findings have been read and
+# a rule tuned on them, its figure is a regression check: pin a new set.
 #
 # Usage: scripts/precision-unseen.sh [-- EXTRA_PLACER_ARGS...]
-#   env: UNSEEN_SET (1, 2 or 3), UNSEEN_DIR (default /work/scratch-unseen for set 1,
-#        /work/scratch-unseen2 for set 2, /work/scratch-unseen3 for set 3), PRECISION_SAMPLE,
-#        PRECISION_SEED,
+#   env: UNSEEN_SET (1, 2, 3 or 4), UNSEEN_DIR (default /work/scratch-unseen for set 1,
+#        /work/scratch-unseen2 for set 2, /work/scratch-unseen3 for set 3, /work/scratch-unseen4
+#        for set 4), PRECISION_SAMPLE, PRECISION_SEED,
 #        PLACER_BIN (a placer binary; else builds one)
 # Exits 1 if placer crashes (exit code other than 0/1, or a panic) on any package.
 set -euo pipefail
@@ -110,8 +110,30 @@ RUST_CRATES=(
 )
 default_dir=/work/scratch-unseen3
 ;;
+4)
+# Set 4: chosen 2026-11-24 before any finding was seen, each pinned to its latest release on
+# PyPI / crates.io that day (pure-Python wheels; Python 3.11: lerobot's newer releases need a
+# newer Python).
+PY_PACKAGES=(
+  stable-baselines3==2.9.2
+  pytorch-ignite==0.5.5
+  opacus==1.6.0
+  vit-pytorch==1.26.11
+  torchtune==0.6.1
+  lerobot==0.4.4
+  facenet-pytorch==2.6.0
+)
+RUST_CRATES=(
+  border-tch-agent==0.0.8  # tch: RL agents (DQN, IQN, SAC) of the Border library
+  reinforcex==0.0.5        # tch: RL agents, replay buffers, training loops (ReinforceX)
+  thrust-rl==0.4.0         # burn: RL (PPO) policies and training
+  rlkit==0.0.3             # candle: Q-learning and DQN agents
+  whisperforge-core==0.5.5 # burn: Whisper model, audio pipeline, KV-cached decoding
+)
+default_dir=/work/scratch-unseen4
+;;
 *)
-  echo "error: UNSEEN_SET must be 1, 2 or 3" >&2
+  echo "error: UNSEEN_SET must be 1, 2, 3 or 4" >&2
   exit 2
   ;;
 esac
