@@ -291,9 +291,9 @@ impl<'a> Program<'a> {
                     if tensors.is_empty() {
                         continue;
                     }
-                    let host = tensors
-                        .iter()
-                        .all(|v| v.host_scalar || self.resolve(v, file.id).0 == Device::Cpu);
+                    let host = tensors.iter().all(|v| {
+                        v.host_scalar.is_some() || self.resolve(v, file.id).0 == Device::Cpu
+                    });
                     for callee in self.resolve_call(target, file.id) {
                         let entry = seen.entry(callee).or_insert(true);
                         *entry &= host;

@@ -160,9 +160,10 @@ pub struct Value {
     /// `torch.no_grad()`, an `nn.Parameter`, `requires_grad=True`), so `.numpy()` on it raises.
     pub requires_grad: bool,
     /// Built on the host from a host scalar (`torch.tensor(scale - 1)`, then `.repeat(n)`): its
-    /// [`Value::device`] stays unknown, since a 0-dim tensor mixes with any device, but it is
-    /// host data when it is passed to a function.
-    pub host_scalar: bool,
+    /// [`Value::device`] stays unknown, since a 0-dim tensor mixes with any device as an
+    /// operand, but it is host data when it is passed to a function, and a host tensor when it
+    /// is updated in place with device data (`acc += loss`). The factory that built it.
+    pub host_scalar: Option<Arc<Origin>>,
 }
 
 impl Value {
@@ -177,7 +178,7 @@ impl Value {
             reads: Reads::new(),
             span,
             requires_grad: false,
-            host_scalar: false,
+            host_scalar: None,
         }
     }
 

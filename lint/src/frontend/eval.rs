@@ -45,7 +45,7 @@ pub(crate) fn tensor(span: Span, device: Device, origin: Option<Arc<Origin>>) ->
         reads: Reads::new(),
         span,
         requires_grad: false,
-        host_scalar: false,
+        host_scalar: None,
     }
 }
 

@@ -130,7 +130,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             }
             let (device, origin) = checker.resolve(tensor);
             let moved_off_a_device = origin.is_some_and(|o| o.is_transfer);
-            if tensor.host_scalar || device == Device::Cpu && !moved_off_a_device {
+            if tensor.host_scalar.is_some() || device == Device::Cpu && !moved_off_a_device {
                 continue;
             }
             if !seen.insert(read.clone()) {

@@ -3,7 +3,9 @@ use std::collections::HashSet;
 use crate::checker::Checker;
 use crate::diagnostic::{Applicability, Edit, Fix};
 use crate::engine::meets::{call_meetings, is_generic_data};
-use crate::ir::{Arg, CallTarget, Device, EventKind, FileId, Function, Origin, Span, Value};
+use crate::ir::{
+    Arg, CallTarget, Device, EventKind, FileId, Function, Origin, Span, Value, ValueKind,
+};
 use crate::rule::{declare_rule, Violation};
 use crate::utils::{device_name, written};
 
@@ -89,6 +91,9 @@ declare_rule! {
         /// For a tensor passed to a function of the tree: the calls down to the op.
         via: Option<String>,
         python: bool,
+        /// The partner is the model's state (a sub-module's weights), not a tensor with a
+        /// `.device` of its own.
+        model_state: bool,
     }
 }
 
@@ -112,6 +117,13 @@ impl Violation for TensorOnDefaultDevice {
                 "create it on the device of `{}` (or move it there before the call)",
                 self.input
             ));
+        }
+        if self.model_state {
+            return Some(
+                "create it on the model's device (the device of an input tensor, or of one of \
+                 the module's parameters), or move it there before the call"
+                    .to_string(),
+            );
         }
         if !simple_input(&self.input) {
             return Some(format!(
@@ -272,6 +284,7 @@ fn check_op(
             op: name.to_string(),
             via: None,
             python: checker.is_python(),
+            model_state: input.kind == ValueKind::Module,
         };
         let (diagnostic, input) =
             report_at_origin(checker, &violation, origin, &operand.span, input);
@@ -310,6 +323,7 @@ fn check_call(
             op: witness.op.clone(),
             via: Some(witness.chain.join("()` → `")),
             python: checker.is_python(),
+            model_state: false,
         };
         let where_op = if witness.file == checker.file.id {
             None

@@ -176,13 +176,18 @@ struct FnState {
     /// Inside `with torch.no_grad()` / `torch.inference_mode()`, or a function decorated so:
     /// module outputs do not require grad.
     no_grad_depth: u32,
+    /// Inside the body of an `if`/`elif`/`else`.
+    branch_depth: u32,
 }
 
 struct ClassInfo {
     bases: Vec<String>,
     methods: HashSet<String>,
-    /// Attributes `__init__` sets to a newly built object (`self.proj = nn.Linear(..)`).
-    submodules: HashSet<String>,
+    /// Attributes `__init__` sets to a newly built object (`self.proj = nn.Linear(..)`), with
+    /// the class called (last segment).
+    submodules: HashMap<String, String>,
+    /// The class holds state that `.to(device)` moves: a sub-module, a parameter or a buffer.
+    stateful: bool,
     /// Attributes `__init__` sets to what may be a tensor: a `torch` call or a parameter
     /// annotated as a tensor.
     tensor_attrs: HashSet<String>,
@@ -212,6 +217,8 @@ struct Lowerer<'a> {
     stack: Vec<FnState>,
     functions: Vec<Function>,
     depth: u32,
+    /// Inside a shape probe (see [`Lowerer::eval_probed`]).
+    probing: u32,
 }
 
 impl<'a> Lowerer<'a> {
@@ -229,6 +236,7 @@ impl<'a> Lowerer<'a> {
             stack: Vec::new(),
             functions: Vec::new(),
             depth: 0,
+            probing: 0,
         }
     }
 
@@ -300,7 +308,7 @@ impl<'a> Lowerer<'a> {
                             _ => None,
                         })
                         .collect();
-                    let mut submodules = HashSet::default();
+                    let mut submodules = HashMap::default();
                     let mut tensor_attrs = HashSet::default();
                     for s in &c.body {
                         if let Stmt::FunctionDef(f) = s {
@@ -334,13 +342,19 @@ impl<'a> Lowerer<'a> {
                             }
                         }
                     }
-                    let assigned = assigned_attributes(self.src_of(c));
+                    let class_source = self.src_of(c);
+                    let assigned = assigned_attributes(class_source);
+                    let stateful = !submodules.is_empty()
+                        || ["Parameter(", "register_buffer", "register_parameter"]
+                            .iter()
+                            .any(|k| class_source.contains(k));
                     self.classes.push((
                         c.name.id.to_string(),
                         ClassInfo {
                             bases,
                             methods,
                             submodules,
+                            stateful,
                             tensor_attrs,
                             assigned,
                         },
@@ -508,6 +522,7 @@ impl<'a> Lowerer<'a> {
             timer_live: false,
             exits: 0,
             no_grad_depth: 0,
+            branch_depth: 0,
         });
     }
 
@@ -662,6 +677,7 @@ impl<'a> Lowerer<'a> {
                 }));
                 for target in &a.targets {
                     match target {
+                        Expr::Name(n) if self.converts_in_branch(n.id.as_str(), &value.v) => {}
                         Expr::Attribute(at) if parameter && is_self(&at.value) => {
                             self.emit(
                                 EventKind::SetAttr {
@@ -720,6 +736,14 @@ impl<'a> Lowerer<'a> {
                     let mut b = iter.v.clone();
                     b.kind = ValueKind::Tensor;
                     b
+                } else if matches!(iter.v.device, Device::Input | Device::Cached)
+                    && (iter.v.is_tensor() || self.used_as_tensor(&iter.v))
+                {
+                    // `for row in mask`: the rows of a tensor are where it is. (A parameter
+                    // not yet used as a tensor may be a list of host data.)
+                    let mut row = tensor(span_of(f.target.range()), iter.v.device.clone(), None);
+                    row.kind = iter.v.kind;
+                    row
                 } else {
                     Value::unknown(span_of(f.target.range()))
                 };
@@ -840,7 +864,9 @@ impl<'a> Lowerer<'a> {
             self.st().periodic_depth += 1;
         }
         let exits_before = self.st().exits;
+        self.st().branch_depth += 1;
         self.stmts(body);
+        self.st().branch_depth -= 1;
         if periodic {
             self.st().periodic_depth -= 1;
         }
@@ -1254,6 +1280,17 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Evaluates `e`; when `measured` and `e` is a call, as a shape probe: only the shape of
+    /// its result is read (`self.forward(torch.zeros(1, 3, h, w)).shape[1]`, a dummy input that
+    /// sizes a layer while the model is built on the host), so what it is given meets nothing.
+    fn eval_probed(&mut self, e: &Expr, measured: bool) -> Val {
+        let probe = measured && matches!(e, Expr::Call(_));
+        self.probing += u32::from(probe);
+        let v = self.eval(e);
+        self.probing -= u32::from(probe);
+        v
+    }
+
     fn eval_attribute(&mut self, a: &ast::ExprAttribute, span: Span) -> Val {
         let attr = a.attr.id.as_str();
         if is_self(&a.value) && self.in_method() {
@@ -1281,7 +1318,7 @@ impl<'a> Lowerer<'a> {
             }
             return Val::new(v);
         }
-        let base = self.eval(&a.value);
+        let base = self.eval_probed(&a.value, attr == "shape");
         self.note_tensor_use(&base.v, attr);
         let mut v = Value::unknown(span.clone());
         v.reads.clone_from(&base.v.reads);
@@ -1323,6 +1360,35 @@ impl<'a> Lowerer<'a> {
         if t::TENSOR_EVIDENCE.contains(&member) {
             self.mark_tensor_params(|p| p.binding == Some(b));
         }
+    }
+
+    /// `if isinstance(x, np.ndarray): x = torch.from_numpy(x)`: a host conversion of `name`
+    /// itself, done in a branch, while `name` holds device-generic data: the other path keeps
+    /// the caller's tensor where it is, so the binding keeps its device-generic value.
+    fn converts_in_branch(&self, name: &str, new: &Value) -> bool {
+        let Some(st) = self.stack.last() else {
+            return false;
+        };
+        let Some(&id) = st.names.get(name) else {
+            return false;
+        };
+        st.branch_depth > 0
+            && new.device == Device::Cpu
+            && new.origin.as_ref().is_some_and(|o| !o.is_transfer)
+            && new.reads.contains(&id)
+            && matches!(st.env[id as usize].device, Device::Input | Device::Cached)
+    }
+
+    /// Whether `v` is a parameter of the current function already used as a tensor.
+    fn used_as_tensor(&self, v: &Value) -> bool {
+        v.var.is_some_and(|b| {
+            self.stack.last().is_some_and(|s| {
+                s.func
+                    .params
+                    .iter()
+                    .any(|p| p.binding == Some(b) && p.tensor_use)
+            })
+        })
     }
 
     /// Marks the current function's parameters that `which` picks as used as tensors.
@@ -1408,7 +1474,12 @@ impl<'a> Lowerer<'a> {
             self.emit(EventKind::TimerRead { start }, span.clone());
         }
         if lhs.is_tensorish() && rhs.is_tensorish() {
-            self.maybe_op(op, vec![lhs.clone(), rhs.clone()], span.clone());
+            let target = if op.ends_with('=') && !is_comparison(op) {
+                host_scalar_target(lhs)
+            } else {
+                lhs.clone()
+            };
+            self.maybe_op(op, vec![target, rhs.clone()], span.clone());
         } else if let Some(read) = lhs.host_read.clone().or_else(|| rhs.host_read.clone()) {
             if (lhs.kind == ValueKind::Host || rhs.kind == ValueKind::Host)
                 && op != "%"
@@ -1419,7 +1490,14 @@ impl<'a> Lowerer<'a> {
         } else if lhs.is_tensor() || rhs.is_tensor() {
             self.device_work(span.clone());
         }
-        let mut v = if lhs.is_tensorish() || !rhs.is_tensorish() {
+        // What a call returns (maybe a tensor) combined with a known device-generic tensor is
+        // a tensor where that one is: `q_loss / denominator`.
+        // (Not a helper built on the input's device: that one's dtype is the default.)
+        let rhs_known = lhs.kind == ValueKind::MaybeTensor
+            && rhs.is_tensor()
+            && rhs.origin.is_none()
+            && matches!(rhs.device, Device::Input | Device::Cached);
+        let mut v = if (lhs.is_tensorish() || !rhs.is_tensorish()) && !rhs_known {
             lhs.clone()
         } else {
             rhs.clone()
@@ -1436,7 +1514,7 @@ impl<'a> Lowerer<'a> {
         v.var = None;
         v.reads = reads;
         v.span = span;
-        let comparison = matches!(op, "==" | "!=" | "<" | ">" | "<=" | ">=");
+        let comparison = is_comparison(op);
         v.requires_grad =
             v.is_tensorish() && !comparison && (lhs.requires_grad || rhs.requires_grad);
         v
@@ -1615,6 +1693,52 @@ impl<'a> Lowerer<'a> {
         v
     }
 
+    /// A sub-module of the model that holds weights or buffers (`self.proj = nn.Linear(..)`, a
+    /// stateful class of the file, a class imported from elsewhere) has them on the model's
+    /// device: each tensor given to it meets them there. Not in `__init__`, where the weights
+    /// are still on the host (a dummy input that sizes a layer).
+    fn submodule_meets(
+        &mut self,
+        receiver: &Expr,
+        sub_class: &str,
+        name: &str,
+        inputs: &[Value],
+        span: &Span,
+    ) {
+        let constructing = self
+            .stack
+            .last()
+            .is_some_and(|s| s.func.meta.name == "__init__");
+        if constructing || self.probing > 0 || inputs.is_empty() || !self.holds_state(sub_class) {
+            return;
+        }
+        let callee_end = usize::from(receiver.range().end()) + 1 + name.len();
+        let mut weights = Value::unknown(usize::from(receiver.range().start())..callee_end);
+        weights.kind = ValueKind::Module;
+        weights.device = Device::Cached;
+        let mut operands = vec![weights];
+        operands.extend(inputs.iter().cloned());
+        self.emit(
+            EventKind::Op {
+                name: name.to_string(),
+                operands,
+                opaque: false,
+            },
+            span.clone(),
+        );
+    }
+
+    /// Whether instances of `class` (last segment) hold parameters or buffers: a class of this
+    /// file that registers some or has sub-modules, a `torch.nn` layer with weights, or a class
+    /// imported from elsewhere (its weights are not known to be absent). Activations, dropout,
+    /// pooling, padding, containers of nothing and losses hold none.
+    fn holds_state(&self, class: &str) -> bool {
+        if let Some(info) = self.class(class) {
+            return info.stateful;
+        }
+        !t::is_stateless_module(class)
+    }
+
     /// What running a module gives: a tensor where its first input is.
     fn module_output(&mut self, arg_tensors: Vec<Value>, span: Span, reads: Reads) -> Value {
         if self.is_device_work(&arg_tensors) {
@@ -1699,6 +1823,8 @@ impl<'a> Lowerer<'a> {
         arg_tensors: &[Value],
         span: Span,
     ) -> Value {
+        // A shape probe's arguments meet nothing: the call is kept for the call graph only.
+        let args = if self.probing > 0 { Vec::new() } else { args };
         self.emit(
             EventKind::Call {
                 target: target.clone(),
@@ -1845,7 +1971,11 @@ impl<'a> Lowerer<'a> {
             first.origin
         };
         let mut v = tensor(span, first.device, origin);
-        v.kind = first.kind;
+        // `torch.sum(a * b)` returns a tensor whatever is known of `a` and `b`: it takes only
+        // tensors.
+        if !t::TENSOR_FUNCTIONS.contains(&rest) {
+            v.kind = first.kind;
+        }
         Some(Val::new(v))
     }
 
@@ -2009,7 +2139,10 @@ impl<'a> Lowerer<'a> {
             && !is_sequence_literal(c.arguments.args.first())
             && args.first().is_some_and(|a| !a.v.is_tensorish());
         let mut v = tensor(span.clone(), device, origin);
-        v.host_scalar = host_scalar;
+        if host_scalar {
+            let text = "cpu".to_string();
+            v.host_scalar = Some(Arc::new(self.origin(span.clone(), None, text)));
+        }
         if on_host {
             v.host_read.clone_from(&from_host);
         }
@@ -2152,8 +2285,10 @@ impl<'a> Lowerer<'a> {
                 .last()
                 .and_then(|s| s.func.meta.self_type.as_deref())
                 .and_then(|c| self.class(c))
-                .is_some_and(|c| c.submodules.contains(name));
-            if submodule {
+                .and_then(|c| c.submodules.get(name))
+                .cloned();
+            if let Some(sub_class) = submodule {
+                self.submodule_meets(&a.value, &sub_class, name, &arg_tensors, &span);
                 return Val::new(self.module_output(arg_tensors, span, reads));
             }
             // A method inherited from a base class (not an attribute holding a callable): the
@@ -2187,7 +2322,7 @@ impl<'a> Lowerer<'a> {
             v.reads = reads;
             return Val::new(v);
         }
-        let recv = self.eval(&a.value);
+        let recv = self.eval_probed(&a.value, matches!(name, "size" | "numel" | "dim"));
         self.note_tensor_use(&recv.v, name);
         // What the method's result reads: its arguments and its receiver.
         let mut reads = reads;
@@ -2369,12 +2504,18 @@ impl<'a> Lowerer<'a> {
                     .map_or_else(|| recv.v.device.clone(), |d| d.device.clone());
                 let mut v = tensor(span, device, None);
                 v.kind = recv.v.kind;
-                v.host_scalar = recv.v.host_scalar;
+                v.host_scalar.clone_from(&recv.v.host_scalar);
                 v.reads = reads;
                 return Val::new(v);
             }
             if !t::CROSS_DEVICE_METHODS.contains(&name) && !t::SHAPE_METHODS.contains(&name) {
-                let mut operands = vec![recv.v.clone()];
+                // `acc.add_(x)`: updated in place, the receiver is the op's output.
+                let in_place = name.ends_with('_') && !name.starts_with('_');
+                let mut operands = vec![if in_place {
+                    host_scalar_target(&recv.v)
+                } else {
+                    recv.v.clone()
+                }];
                 operands.extend(arg_tensors);
                 self.maybe_op(name, operands, span.clone());
             }
@@ -2469,7 +2610,7 @@ fn assignment(stmt: &Stmt) -> Option<(&[Expr], &Expr)> {
 
 /// The attributes a constructor body sets to a newly built object: `self.x = Name(..)` or
 /// `self.x = nn.Name(..)` (a class, by its capitalised name).
-fn collect_submodules(body: &[Stmt], out: &mut HashSet<String>) {
+fn collect_submodules(body: &[Stmt], out: &mut HashMap<String, String>) {
     for stmt in body {
         match stmt {
             Stmt::Assign(a) => {
@@ -2485,7 +2626,7 @@ fn collect_submodules(body: &[Stmt], out: &mut HashSet<String>) {
                 for target in &a.targets {
                     if let Expr::Attribute(at) = target {
                         if is_self(&at.value) {
-                            out.insert(at.attr.id.to_string());
+                            out.insert(at.attr.id.to_string(), class.to_string());
                         }
                     }
                 }
@@ -2671,5 +2812,24 @@ fn join(a: Value, b: Value) -> Value {
     };
     v.reads = a.reads;
     v.reads.extend(b.reads);
+    v
+}
+
+/// Whether a binary operator compares.
+fn is_comparison(op: &str) -> bool {
+    matches!(op, "==" | "!=" | "<" | ">" | "<=" | ">=")
+}
+
+/// The target of an in-place update (`acc += x`, `acc.add_(x)`) as an operand: a 0-dim tensor
+/// built on the host is a host tensor there. A host scalar may be an operand of a device op,
+/// but not its output: `acc += loss` with `loss` on CUDA raises.
+fn host_scalar_target(target: &Value) -> Value {
+    let mut v = target.clone();
+    if let Some(origin) = &target.host_scalar {
+        if v.device == Device::Unknown {
+            v.device = Device::Cpu;
+            v.origin = Some(origin.clone());
+        }
+    }
     v
 }

@@ -113,8 +113,6 @@ pub(crate) const TENSOR_ONLY_HOST_READS: &[&str] = &["tolist"];
 /// Builtins that read a tensor's value on the host (`bool(t)`, `float(t)`).
 pub(crate) const HOST_READ_BUILTINS: &[&str] = &["bool", "float", "int"];
 
-/// Members whose use on a parameter says the function takes a tensor there (`x.shape`,
-/// `x.permute(..)`): those of `torch.Tensor` that lists, numbers and configs do not have.
 /// `torch.*` functions (torch-relative names) whose positional arguments are tensors they compute
 /// with: a parameter passed there is a tensor (`torch.gather(output, 1, index)`).
 pub(crate) const TENSOR_FUNCTIONS: &[&str] = &[
@@ -151,12 +149,28 @@ pub(crate) const TENSOR_FUNCTIONS: &[&str] = &[
     "log",
     "sqrt",
     "abs",
+    "sum",
+    "mean",
+    "prod",
+    "quantile",
+    "square",
+    "std",
+    "var",
+    "cumprod",
+    "argmax",
+    "argmin",
+    "amax",
+    "amin",
+    "log1p",
+    "expm1",
     "linalg.cholesky",
     "linalg.cholesky_ex",
     "linalg.solve",
     "linalg.norm",
 ];
 
+/// Members whose use on a parameter says the function takes a tensor there (`x.shape`,
+/// `x.permute(..)`): those of `torch.Tensor` that lists, numbers and configs do not have.
 pub(crate) const TENSOR_EVIDENCE: &[&str] = &[
     "shape",
     "size",
@@ -500,4 +514,60 @@ pub(crate) fn is_builtin(name: &str) -> bool {
             | "compile"
             | "__import__"
     )
+}
+
+/// `torch.nn` modules that hold no parameters or buffers: activations, dropout, pooling,
+/// padding, reshaping, resampling. A tensor given to one meets nothing of the model's.
+const STATELESS_MODULES: &[&str] = &[
+    "Identity",
+    "Flatten",
+    "Unflatten",
+    "Upsample",
+    "UpsamplingNearest2d",
+    "UpsamplingBilinear2d",
+    "PixelShuffle",
+    "PixelUnshuffle",
+    "ChannelShuffle",
+    "Softmax",
+    "Softmax2d",
+    "LogSoftmax",
+    "Softmin",
+    "ReLU",
+    "ReLU6",
+    "LeakyReLU",
+    "ELU",
+    "CELU",
+    "SELU",
+    "GELU",
+    "SiLU",
+    "Mish",
+    "Sigmoid",
+    "LogSigmoid",
+    "Tanh",
+    "Tanhshrink",
+    "Softplus",
+    "Softshrink",
+    "Softsign",
+    "Hardtanh",
+    "Hardswish",
+    "Hardsigmoid",
+    "Hardshrink",
+    "Threshold",
+    "GLU",
+    "CosineSimilarity",
+    "PairwiseDistance",
+    "Fold",
+    "Unfold",
+];
+
+/// Whether a module class (last segment) is known to hold no parameters or buffers: a
+/// parameter-free `torch.nn` module, any dropout, pooling or padding module, or a loss.
+pub(crate) fn is_stateless_module(class: &str) -> bool {
+    STATELESS_MODULES.contains(&class)
+        || class.contains("Dropout")
+        || class.contains("Pool")
+        || class.ends_with("Pad1d")
+        || class.ends_with("Pad2d")
+        || class.ends_with("Pad3d")
+        || class.ends_with("Loss")
 }

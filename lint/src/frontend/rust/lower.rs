@@ -1285,7 +1285,7 @@ impl<'a> Lowerer<'a> {
             if let (Some(module), Some(input)) = (module, input) {
                 if matches!(module.device, Device::Field(_)) && !module.is_tensor() {
                     let mut weights = Value::unknown(module.span.clone());
-                    weights.kind = ValueKind::Tensor;
+                    weights.kind = ValueKind::Module;
                     weights.device = Device::Cached;
                     self.emit(
                         EventKind::Op {
