@@ -100,6 +100,11 @@ declare_rule! {
 impl Violation for TensorOnDefaultDevice {
     fn message(&self) -> String {
         match &self.via {
+            None if self.model_state => format!(
+                "`{}` is created on `{}` but meets `{}`, which computes on the model's device, \
+                 in `{}`",
+                self.tensor, self.device, self.input, self.op
+            ),
             None => format!(
                 "`{}` is created on `{}` but meets device-generic `{}` in `{}`",
                 self.tensor, self.device, self.input, self.op

@@ -1867,6 +1867,30 @@ impl<'a> Lowerer<'a> {
                 .find(|(k, _)| *k == Some(name))
                 .map(|(_, v)| &v.v)
         };
+        if let Some(op) = q
+            .strip_prefix("torch.distributed.")
+            .filter(|n| t::COLLECTIVES.contains(n))
+        {
+            // A collective's tensors live where the process group computes: NCCL takes only
+            // tensors on the rank's accelerator, so a host tensor (a 0-dim one included) given
+            // to it meets the model's device there.
+            let mut group = Value::unknown(span_of(c.func.range()));
+            group.kind = ValueKind::Module;
+            group.device = Device::Cached;
+            let mut operands = vec![group];
+            operands.extend(arg_tensors.iter().map(host_scalar_target));
+            if operands.len() >= 2 {
+                self.emit(
+                    EventKind::Op {
+                        name: op.to_string(),
+                        operands,
+                        opaque: false,
+                    },
+                    span.clone(),
+                );
+            }
+            return Some(Val::new(Value::unknown(span)));
+        }
         if t::TIMERS.contains(&q) {
             let idx = self.emit(EventKind::TimerStart, span.clone());
             self.st().timer_live = true;
@@ -2135,7 +2159,9 @@ impl<'a> Lowerer<'a> {
             .find_map(|a| a.v.host_read.clone())
             .filter(|_| !shape_factory);
         let on_host = device == Device::Cpu;
+        // (Given a device, it is on that one: `torch.tensor(n, device=x.device)`.)
         let host_scalar = name == "tensor"
+            && Self::keyword(c, "device").is_none()
             && !is_sequence_literal(c.arguments.args.first())
             && args.first().is_some_and(|a| !a.v.is_tensorish());
         let mut v = tensor(span.clone(), device, origin);

@@ -571,3 +571,19 @@ pub(crate) fn is_stateless_module(class: &str) -> bool {
         || class.ends_with("Pad3d")
         || class.ends_with("Loss")
 }
+
+/// `torch.distributed` collectives (torch-relative names after `torch.distributed.`): the
+/// tensors they are given must be on the device the process group computes on.
+pub(crate) const COLLECTIVES: &[&str] = &[
+    "all_reduce",
+    "all_gather",
+    "all_gather_into_tensor",
+    "all_to_all",
+    "all_to_all_single",
+    "broadcast",
+    "reduce",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "gather",
+    "scatter",
+];
