@@ -1871,6 +1871,11 @@ impl<'a> Lowerer<'a> {
             .strip_prefix("torch.distributed.")
             .filter(|n| t::COLLECTIVES.contains(n))
         {
+            // A file that sets up a gloo group for host tensors (`init_process_group(
+            // "cuda:nccl,cpu:gloo")`) may hand them to collectives.
+            if self.src.contains("gloo") {
+                return Some(Val::new(Value::unknown(span)));
+            }
             // A collective's tensors live where the process group computes: NCCL takes only
             // tensors on the rank's accelerator, so a host tensor (a 0-dim one included) given
             // to it meets the model's device there.
