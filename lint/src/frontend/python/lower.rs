@@ -1229,17 +1229,24 @@ impl<'a> Lowerer<'a> {
     fn eval_aggregate(&mut self, elems: &[Expr], span: Span) -> Val {
         let mut v = Value::unknown(span);
         let mut out = Vec::new();
+        // Every element in its place while none is itself an aggregate (`gt, gh = t.item(),
+        // h.item() // m` assigns each its own value); else the tensors inside, flattened.
+        let mut flat = true;
         for e in elems {
             let ev = self.eval(e);
             v.reads.extend(ev.v.reads.iter().copied());
             if v.host_read.is_none() {
                 v.host_read.clone_from(&ev.v.host_read);
             }
-            if ev.v.is_tensorish() {
+            if ev.v.is_tensorish() || ev.elems.is_empty() && flat {
                 out.push(ev.v);
             } else {
+                flat = false;
                 out.extend(ev.elems);
             }
+        }
+        if !flat {
+            out.retain(Value::is_tensorish);
         }
         Val { v, elems: out }
     }
@@ -2149,11 +2156,22 @@ impl<'a> Lowerer<'a> {
         // host needs it to build this tensor (a data-dependent shape, like a loop's end).
         let shape_factory = crate::frontend::is_shape_factory(name);
         if shape_factory {
-            let reads: Vec<Span> = args
-                .iter()
-                .chain(kwargs.iter().map(|(_, v)| v))
-                .filter_map(|a| a.v.host_read.clone())
-                .collect();
+            // Every read behind a size (`torch.arange(gt * gh * gw)`, each an `.item()`), not
+            // only the one the arithmetic's result remembers.
+            let env = &self.stack.last().map_or(&[][..], |s| &s.env[..]);
+            let mut reads: Vec<Span> = Vec::new();
+            for a in args.iter().chain(kwargs.iter().map(|(_, v)| v)) {
+                let behind = a.v.reads.iter().filter_map(|&b| env.get(b as usize));
+                for read in
+                    a.v.host_read
+                        .iter()
+                        .chain(behind.filter_map(|v| v.host_read.as_ref()))
+                {
+                    if !reads.contains(read) {
+                        reads.push(read.clone());
+                    }
+                }
+            }
             for read in reads {
                 self.emit(EventKind::HostDecision { read }, span.clone());
             }
