@@ -1098,7 +1098,12 @@ impl<'a> Lowerer<'a> {
                     if out.host_read.is_none() {
                         out.host_read.clone_from(&v.v.host_read);
                     }
-                    if v.v.is_tensorish() {
+                    // `mask < dropout`: a parameter compared with a tensor and never used as
+                    // one is a threshold (a number), not a tensor that meets the mask.
+                    let threshold = v.v.kind == ValueKind::MaybeTensor
+                        && self.is_param(&v.v)
+                        && !self.used_as_tensor(&v.v);
+                    if v.v.is_tensorish() && !threshold {
                         tensors.push(v.v);
                     }
                 }
@@ -1384,6 +1389,15 @@ impl<'a> Lowerer<'a> {
             && new.origin.as_ref().is_some_and(|o| !o.is_transfer)
             && new.reads.contains(&id)
             && matches!(st.env[id as usize].device, Device::Input | Device::Cached)
+    }
+
+    /// Whether `v` is a plain read of a parameter of the current function.
+    fn is_param(&self, v: &Value) -> bool {
+        v.var.is_some_and(|b| {
+            self.stack
+                .last()
+                .is_some_and(|s| s.func.params.iter().any(|p| p.binding == Some(b)))
+        })
     }
 
     /// Whether `v` is a parameter of the current function already used as a tensor.
