@@ -1076,6 +1076,7 @@ impl<'a> Lowerer<'a> {
             Expr::Compare(c) => {
                 let mut out = Value::unknown(span.clone());
                 let mut tensors = Vec::new();
+                let mut thresholds = 0usize;
                 for (i, e) in std::iter::once(&*c.left)
                     .chain(c.comparators.iter())
                     .enumerate()
@@ -1105,6 +1106,8 @@ impl<'a> Lowerer<'a> {
                         && !self.used_as_tensor(&v.v);
                     if v.v.is_tensorish() && !threshold {
                         tensors.push(v.v);
+                    } else if threshold {
+                        thresholds += 1;
                     }
                 }
                 // `a < b` on two tensors is an elementwise op: a mask where `a` is.
@@ -1114,7 +1117,8 @@ impl<'a> Lowerer<'a> {
                         ast::CmpOp::Is | ast::CmpOp::IsNot | ast::CmpOp::In | ast::CmpOp::NotIn
                     )
                 });
-                if elementwise && tensors.len() >= 2 {
+                // (Against a threshold it is still a mask where the tensor is.)
+                if elementwise && !tensors.is_empty() && tensors.len() + thresholds >= 2 {
                     let first = tensors[0].clone();
                     self.maybe_op("comparison", tensors, span.clone());
                     // A bool mask: a hard-coded device's origin stays (for P101), an inherited
