@@ -18,6 +18,10 @@ declare_rule! {
     /// `self.device`), or anything computed from them. The meeting is followed through bindings,
     /// returns and arguments: a tensor passed to a function of the tree whose parameter meets
     /// such a value there (or deeper) is reported where it is created, with the calls in between.
+    /// A stateful sub-module of the model (its weights are on the model's device), a
+    /// `torch.distributed` collective (NCCL takes accelerator tensors only; not in a file that sets
+    /// up a gloo group) and an in-place update of a 0-dim host tensor (`acc += loss`) are meeting
+    /// points too.
     ///
     /// ## Why is this bad?
     /// The model works while it runs on that one device and fails as soon as the input lives
@@ -225,17 +229,21 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
         for event in &func.events {
             match &event.kind {
                 // A call of a function of the tree is judged by that function's summary.
-                // Outside a forward path, a callee of unknown kind is no evidence of a meeting.
+                // Outside a forward path, a callee of unknown kind is no evidence of a meeting,
+                // unless (Rust) it is given a tensor on an accelerator the code chose itself:
+                // wherever a sub-module computes, a new CUDA device is not the model's.
                 EventKind::Op {
                     name,
                     operands,
                     opaque,
-                } if !tree_calls.contains(&event.span) && (forward || !opaque) => {
+                } if !tree_calls.contains(&event.span)
+                    && (forward || !opaque || !checker.is_python()) =>
+                {
                     check_op(
                         checker,
                         &mut seen,
                         func,
-                        forward,
+                        (forward, !forward && *opaque),
                         &event.span,
                         name,
                         operands,
@@ -250,12 +258,14 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
     }
 }
 
-/// An op whose operands mix a hard-coded-device tensor with a device-generic one.
+/// An op whose operands mix a hard-coded-device tensor with a device-generic one; `forward`:
+/// whether it is on a forward path, and whether only accelerator tensors count (an opaque op
+/// outside one).
 fn check_op(
     checker: &mut Checker<'_>,
     seen: &mut HashSet<(FileId, Span)>,
     func: &Function,
-    forward: bool,
+    (forward, accelerator_only): (bool, bool),
     at: &Span,
     name: &str,
     operands: &[Value],
@@ -276,7 +286,10 @@ fn check_op(
         if matches!(operand.device, Device::Field(_)) {
             continue;
         }
-        if !device.is_hard_coded() || origin.is_transfer {
+        if !device.is_hard_coded()
+            || origin.is_transfer
+            || accelerator_only && !matches!(device, Device::Cuda(_))
+        {
             continue;
         }
         if !seen.insert((origin.file, origin.span.clone())) {
