@@ -1,5 +1,5 @@
 use crate::checker::Checker;
-use crate::ir::{Device, EventKind, ValueKind};
+use crate::ir::{Device, EventKind, Function, ValueKind};
 use crate::rule::{declare_rule, Violation};
 
 declare_rule! {
@@ -7,7 +7,8 @@ declare_rule! {
     /// Checks for library code that decides the device for its caller: a parameter whose default
     /// is an accelerator (`device="cuda"`, `device=torch.device("cuda:0")`), or, in Rust, a tensor
     /// built on `Default::default()` (the backend's default device) in a function that is given a
-    /// tensor or a device it could follow instead.
+    /// tensor or a device it could follow instead, or in a helper given neither that a function
+    /// given a device calls (`new(params, device)` calling `to_model(params)`).
     ///
     /// ## Why is this bad?
     /// The caller's machine decides which devices exist. A default of `"cuda"` fails on a machine
@@ -54,7 +55,8 @@ declare_rule! {
     ///
     /// ## Known problems
     /// A backend-default tensor that meets the caller's data in the same function is reported by
-    /// `tensor-on-default-device` (P101) instead, once.
+    /// `tensor-on-default-device` (P101) instead, once. Helpers are followed one call deep, by
+    /// name (see P101).
     ///
     /// ## References
     /// - `../shared/RULES.md`, P107
@@ -66,6 +68,9 @@ declare_rule! {
         python: bool,
         /// Rust: the parameter is a device (else a tensor).
         param_is_device: bool,
+        /// Rust: the function given `param` that calls the helper `function`, which is given
+        /// neither a tensor nor a device.
+        caller: Option<String>,
     }
 }
 
@@ -75,6 +80,11 @@ impl Violation for HardCodedDeviceDefault {
             format!(
                 "parameter `{}` of `{}()` defaults to `{}`: the library chooses an accelerator for its caller",
                 self.param, self.function, self.written
+            )
+        } else if let Some(caller) = &self.caller {
+            format!(
+                "`{}()` builds a tensor on the backend's default device (`{}`) although its caller `{caller}()` is given `{}`",
+                self.function, self.written, self.param
             )
         } else {
             format!(
@@ -89,6 +99,11 @@ impl Violation for HardCodedDeviceDefault {
             Some(format!(
                 "default `{}` to `None` and follow the inputs (`x.device`) or the model's parameters",
                 self.param
+            ))
+        } else if let Some(caller) = &self.caller {
+            Some(format!(
+                "pass `{}` from `{caller}()` to `{}()` and build it there",
+                self.param, self.function
             ))
         } else if self.param_is_device {
             Some(format!("build it on `{}`", self.param))
@@ -121,10 +136,15 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                     written: checker.text(&default.span),
                     python,
                     param_is_device: false,
+                    caller: None,
                 };
                 checker.report(&violation, default.span.clone());
             }
             continue;
+        }
+        // Rust: the helpers it calls decide the device it is given for it.
+        if let Some(device) = func.params.iter().find(|p| p.kind == ValueKind::Device) {
+            check_helpers(checker, func, &device.name);
         }
         // Rust: the first tensor or device parameter the function could take the device from.
         let Some(param) = func
@@ -155,8 +175,80 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 written: checker.text(&span),
                 python,
                 param_is_device: param.kind == ValueKind::Device,
+                caller: None,
             };
             checker.report(&violation, span);
+        }
+    }
+}
+
+/// The helpers of the tree a function given `device` calls that are given neither a tensor nor a
+/// device and build on the backend's default device: reported at the device, or at the call when
+/// the helper is in another file.
+fn check_helpers(checker: &mut Checker<'_>, func: &Function, device: &str) {
+    let program = checker.program;
+    for event in &func.events {
+        let EventKind::Call { target, .. } = &event.kind else {
+            continue;
+        };
+        for callee in program.resolve_call(target, checker.file.id) {
+            let helper = program.function(callee);
+            let file = program.file(callee.0);
+            // A helper given a tensor or a device is judged on its own; tests and binaries
+            // choose their device.
+            if helper.meta.is_test
+                || file.is_binary
+                || helper
+                    .params
+                    .iter()
+                    .any(|p| matches!(p.kind, ValueKind::Tensor | ValueKind::Device))
+            {
+                continue;
+            }
+            for created in &helper.events {
+                let EventKind::Create { value, .. } = &created.kind else {
+                    continue;
+                };
+                let Some(origin) = value.origin.as_ref() else {
+                    continue;
+                };
+                if value.device != Device::BackendDefault {
+                    continue;
+                }
+                let at = origin.device_span.clone().unwrap_or(origin.span.clone());
+                let written = crate::ir::snippet(&file.source, &at);
+                let span = if callee.0 == checker.file.id {
+                    at
+                } else {
+                    event.span.clone()
+                };
+                if checker.diagnostics.iter().any(|d| d.span == span) {
+                    continue;
+                }
+                let violation = HardCodedDeviceDefault {
+                    param: device.to_string(),
+                    function: helper.meta.name.clone(),
+                    written,
+                    python: false,
+                    param_is_device: true,
+                    caller: Some(func.meta.name.clone()),
+                };
+                let place = checker.describe_origin(origin);
+                let diagnostic = checker.report(&violation, span);
+                match place {
+                    None => diagnostic.label(
+                        event.span.clone(),
+                        format!(
+                            "called from `{}()` here, without `{device}`",
+                            func.meta.name
+                        ),
+                    ),
+                    Some(place) => diagnostic.label(
+                        event.span.clone(),
+                        format!("builds on the backend's default device at {place}"),
+                    ),
+                };
+            }
         }
     }
 }

@@ -21,7 +21,10 @@ declare_rule! {
     /// A stateful sub-module of the model (its weights are on the model's device), a
     /// `torch.distributed` collective (NCCL takes accelerator tensors only; not in a file that sets
     /// up a gloo group) and an in-place update of a 0-dim host tensor (`acc += loss`) are meeting
-    /// points too.
+    /// points too. In Rust, a new CUDA device chosen where device-generic data is handled (candle's
+    /// `Device::cuda_if_available(0)` in a method taking `self` or a function given tensors; not in
+    /// a loader without either, a binary or a test) is hard-coded as well: candle gives every new
+    /// CUDA device an id of its own, which the model's tensors do not share.
     ///
     /// ## Why is this bad?
     /// The model works while it runs on that one device and fails as soon as the input lives
@@ -98,29 +101,70 @@ declare_rule! {
         /// The partner is the model's state (a sub-module's weights), not a tensor with a
         /// `.device` of its own.
         model_state: bool,
+        /// The device is a new CUDA device (candle `Device::cuda_if_available(0)`,
+        /// `Device::new_cuda(0)`), which no other tensor's device equals.
+        fresh: bool,
     }
+}
+
+impl TensorOnDefaultDevice {
+    /// How the message names the device: a new CUDA device is said to be one.
+    fn device_phrase(&self) -> String {
+        if self.fresh {
+            format!("a new CUDA device (`{}`)", self.device)
+        } else {
+            format!("`{}`", self.device)
+        }
+    }
+}
+
+/// Whether a device is written as a candle constructor that creates a new CUDA device.
+fn is_new_cuda_device(written: &str) -> bool {
+    written.contains("cuda_if_available(") || written.contains("new_cuda(")
 }
 
 impl Violation for TensorOnDefaultDevice {
     fn message(&self) -> String {
         match &self.via {
             None if self.model_state => format!(
-                "`{}` is created on `{}` but meets `{}`, which computes on the model's device, \
+                "`{}` is created on {} but meets `{}`, which computes on the model's device, \
                  in `{}`",
-                self.tensor, self.device, self.input, self.op
+                self.tensor,
+                self.device_phrase(),
+                self.input,
+                self.op
             ),
             None => format!(
-                "`{}` is created on `{}` but meets device-generic `{}` in `{}`",
-                self.tensor, self.device, self.input, self.op
+                "`{}` is created on {} but meets device-generic `{}` in `{}`",
+                self.tensor,
+                self.device_phrase(),
+                self.input,
+                self.op
             ),
             Some(via) => format!(
-                "`{}` is created on `{}` and passed to `{via}()`, where it meets `{}` in `{}`",
-                self.tensor, self.device, self.input, self.op
+                "`{}` is created on {} and passed to `{via}()`, where it meets `{}` in `{}`",
+                self.tensor,
+                self.device_phrase(),
+                self.input,
+                self.op
             ),
         }
     }
 
     fn help(&self) -> Option<String> {
+        if self.fresh && self.model_state {
+            return Some(
+                "create it on the device the model was loaded on (keep that device in the model): \
+                 every new CUDA device has an id of its own"
+                    .to_string(),
+            );
+        }
+        if self.fresh {
+            return Some(format!(
+                "create it on the device of `{}`: every new CUDA device has an id of its own",
+                self.input
+            ));
+        }
         if self.via.is_some() {
             return Some(format!(
                 "create it on the device of `{}` (or move it there before the call)",
@@ -303,6 +347,7 @@ fn check_op(
             via: None,
             python: checker.is_python(),
             model_state: input.kind == ValueKind::Module,
+            fresh: is_new_cuda_device(written(origin)),
         };
         let (diagnostic, input) =
             report_at_origin(checker, &violation, origin, &operand.span, input);
@@ -342,6 +387,7 @@ fn check_call(
             via: Some(witness.chain.join("()` → `")),
             python: checker.is_python(),
             model_state: false,
+            fresh: is_new_cuda_device(written(origin)),
         };
         let where_op = if witness.file == checker.file.id {
             None
@@ -394,7 +440,8 @@ fn report_at_origin<'c>(
     let input_text = checker.text(&input.span);
     // A sub-module met on the model's device (`self.embeddings.forward(&ids)`) has no `.device()`
     // of its own to write into a fix.
-    let fix = if violation.via.is_some() || input.device == Device::Cached {
+    // A new device (`Device::cuda_if_available(0)?`) is not a plain argument to rewrite.
+    let fix = if violation.via.is_some() || violation.fresh || input.device == Device::Cached {
         None
     } else {
         match (&origin.device_span, local) {

@@ -57,6 +57,7 @@ pub(crate) fn lower_file(
         lowerer.skip_test_modules = !settings.include_tests;
         lowerer.extra_factories = &settings.extra_factories;
         lowerer.skip_unanchored = skip_unanchored;
+        lowerer.is_binary = is_binary_path(path);
         lowerer.begin_function(FunctionMeta {
             is_test: path_is_test,
             ..FunctionMeta::default()
@@ -175,14 +176,25 @@ struct FnState {
     timer_live: bool,
     /// How many `break`/`return` expressions have been evaluated so far.
     exits: u32,
+    /// The function handles device-generic data (it has a `self` receiver or a tensor
+    /// parameter) and is library code: a new CUDA device chosen here is not the data's.
+    generic_scope: bool,
+    /// The function returns a tuple of tensors and other data that is no host scalar
+    /// (`(Tensor, Vec<String>)`): the tensors it returns are what it returns, device-wise.
+    tuple_return: bool,
 }
 
+// Independent facts about the file and the walk, each read in a different place: not a state
+// machine.
+#[allow(clippy::struct_excessive_bools)]
 struct Lowerer<'a> {
     file: FileId,
     src: &'a str,
     /// Byte offset of each line of the parsed text (in `src`) and whether the line is ASCII.
     lines: Vec<(usize, bool)>,
     path_is_test: bool,
+    /// A binary's entry or an example (`main.rs`, `bin/`, `examples/`): it chooses the device.
+    is_binary: bool,
     /// `use a::B as C` renames: `C` -> `B`.
     aliases: HashMap<String, String>,
     /// What `Default::default()` means in a device position.
@@ -228,6 +240,7 @@ impl<'a> Lowerer<'a> {
             src,
             lines,
             path_is_test,
+            is_binary: false,
             aliases: HashMap::new(),
             default_device: None,
             uses_version: 0,
@@ -344,6 +357,20 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Whether a field of `self` is a sub-module: its type, declared in this file, is a type
+    /// (not a primitive) that holds no tensor of its own (`Tensor`, burn's `Param`, candle's
+    /// `Var`) and is no device, string or map.
+    fn is_submodule_field(&self, field: &FieldRef) -> bool {
+        self.field_types
+            .get(&(field.self_type.clone(), field.name.clone()))
+            .is_some_and(|ty| {
+                ty.starts_with(|c: char| c.is_ascii_uppercase())
+                    && !t::TENSOR_TYPES.contains(&ty.as_str())
+                    && !t::TENSOR_HOLDER_TYPES.contains(&ty.as_str())
+                    && !t::is_device_type(ty)
+            })
+    }
+
     fn seg_name(&self, ident: &proc_macro2::Ident) -> Name {
         let raw = Name::of(ident);
         if self.aliases.is_empty() {
@@ -428,6 +455,8 @@ impl<'a> Lowerer<'a> {
             periodic_depth: 0,
             timer_live: false,
             exits: 0,
+            generic_scope: false,
+            tuple_return: false,
         });
     }
 
@@ -490,6 +519,19 @@ impl<'a> Lowerer<'a> {
         let mut value = value;
         value.var = None;
         st.env[id as usize] = value;
+    }
+
+    /// Records a value the function returns; a tuple `(ids, texts)` of a function declared to
+    /// return tensors beside other data returns its tensors' (common) device.
+    fn push_return(&mut self, val: Val) {
+        let st = self.st();
+        if st.tuple_return && !val.v.is_tensorish() {
+            if let Some(joined) = val.elems.into_iter().reduce(join) {
+                st.func.returns.push(joined);
+                return;
+            }
+        }
+        st.func.returns.push(val.v);
     }
 
     fn push_scope(&mut self) {
@@ -626,9 +668,19 @@ impl<'a> Lowerer<'a> {
                 });
             }
         }
+        // A method of a model-holding type, or a function given tensors, handles device-generic
+        // data; `main`, binaries, examples and tests choose the device for everyone.
+        let receiver = sig
+            .inputs
+            .iter()
+            .any(|input| matches!(input, syn::FnArg::Receiver(_)));
+        let (is_binary, st) = (self.is_binary, self.st());
+        st.generic_scope = !is_binary
+            && !st.func.meta.is_test
+            && (receiver || st.func.params.iter().any(|p| p.kind == ValueKind::Tensor));
+        st.tuple_return = tensor_tuple_return(&sig.output);
         let tail = self.eval_block(body);
-        let st = self.st();
-        st.func.returns.push(tail.v);
+        self.push_return(tail);
         self.end_function();
     }
 
@@ -838,7 +890,7 @@ impl<'a> Lowerer<'a> {
                 self.st().exits += 1;
                 if let Some(e) = &r.expr {
                     let v = self.eval(e);
-                    self.st().func.returns.push(v.v);
+                    self.push_return(v);
                 }
                 Val::new(Value::unknown(span))
             }
@@ -869,8 +921,17 @@ impl<'a> Lowerer<'a> {
                     }
                     _ => None,
                 };
+                // Whether the tensors stored are all on the device the constructor is given.
+                let mut state: Option<bool> = None;
                 for field in &s.fields {
                     let value = self.eval(&field.expr);
+                    if value.v.is_tensorish() {
+                        match value.v.device {
+                            Device::Input => state = Some(state.unwrap_or(true)),
+                            Device::Unknown | Device::Call(_) | Device::Field(_) => {}
+                            _ => state = Some(false),
+                        }
+                    }
                     let syn::Member::Named(name) = &field.member else {
                         continue;
                     };
@@ -898,7 +959,15 @@ impl<'a> Lowerer<'a> {
                 if let Some(rest) = &s.rest {
                     self.eval(rest);
                 }
-                Val::new(Value::unknown(span))
+                // A constructor that builds its tensors on the device (or beside the tensors) it
+                // is given returns an object on that device: `Decoder::new(&cfg, &dev)` lives on
+                // `dev`, as a tensor built there would.
+                let mut v = Value::unknown(span);
+                if own.is_some() && state == Some(true) {
+                    v.kind = ValueKind::MaybeTensor;
+                    v.device = Device::Input;
+                }
+                Val::new(v)
             }
             Expr::Range(r) => {
                 if let Some(s) = &r.start {
@@ -1307,6 +1376,42 @@ impl<'a> Lowerer<'a> {
             return Val::new(v);
         }
 
+        // Any other method of a sub-module of the model given tensors (`self.model.encode(&ids)`,
+        // the field declared with a type that is no tensor): its weights are on the model's
+        // device, where the arguments meet them. What the method does with them is not known
+        // (it may move them, or compute on the host): the meeting is opaque.
+        if let Device::Field(field) = &recv.v.device {
+            if !recv.v.is_tensor()
+                && !arg_tensors.is_empty()
+                && !t::COLLECTION_METHODS.contains(&name)
+                && self.is_submodule_field(field)
+            {
+                let mut weights = Value::unknown(recv.v.span.clone());
+                weights.kind = ValueKind::Module;
+                weights.device = Device::Cached;
+                let work = arg_tensors.iter().any(Value::is_tensor);
+                let mut operands = arg_tensors;
+                operands.push(weights);
+                self.emit(
+                    EventKind::Op {
+                        name: name.to_string(),
+                        operands,
+                        opaque: true,
+                    },
+                    span.clone(),
+                );
+                if work {
+                    self.device_work(span.clone());
+                }
+                // What it returns is judged as any method of model state's: where the field is.
+                let mut v = recv.v.clone();
+                v.var = None;
+                v.span = span;
+                v.reads = reads;
+                return Val::new(v);
+            }
+        }
+
         if tensor_recv {
             if t::NON_TENSOR_METHODS.contains(&name) {
                 let mut v = Value::unknown(span);
@@ -1332,8 +1437,14 @@ impl<'a> Lowerer<'a> {
             return Val::new(v);
         }
 
-        // `w.device().clone()`: the same device.
-        if recv.v.kind == ValueKind::Device && matches!(name, "clone" | "to_owned") {
+        // `w.device().clone()`: the same device; `Device::cuda_if_available(0).unwrap_or(..)`
+        // the one chosen (the fallback only applies where there is no accelerator).
+        if recv.v.kind == ValueKind::Device
+            && matches!(
+                name,
+                "clone" | "to_owned" | "unwrap" | "expect" | "unwrap_or" | "unwrap_or_else"
+            )
+        {
             let mut v = recv.v.clone();
             v.var = None;
             v.span = span;
@@ -1389,7 +1500,19 @@ impl<'a> Lowerer<'a> {
         let name = match &target {
             CallTarget::Method { name, .. } | CallTarget::Free { name } => name.clone(),
         };
-        let arg_origin = arg_tensors.first().and_then(|v| v.origin.clone());
+        let mut arg_origin = arg_tensors.first().and_then(|v| v.origin.clone());
+        // Given no tensor (a field or a call's result may be none), a method that builds on its
+        // device parameter builds on the device it is given (`Self::tokenize(&self.tok, &dev)`,
+        // `Decoder::new(&cfg, &dev)`); methods outside the tree resolve to nothing. (A free
+        // function outside the tree given a device is no factory unless `extra-factories` says.)
+        let mut arg_device = arg_device;
+        if matches!(target, CallTarget::Method { .. }) && !arg_tensors.iter().any(Value::is_tensor)
+        {
+            if let Some(device) = args.iter().find(|a| a.v.kind == ValueKind::Device) {
+                arg_device.clone_from(&device.v.device);
+                arg_origin.clone_from(&device.v.origin);
+            }
+        }
         self.maybe_op(&name, arg_tensors, span.clone());
         let mut v = tensor(
             span.clone(),
@@ -1474,8 +1597,14 @@ impl<'a> Lowerer<'a> {
                 if let (true, Some(ordinal)) = (literal_accelerator, ordinal) {
                     self.emit(EventKind::DeviceOrdinal { ordinal }, span.clone());
                 }
+                // candle's `Device::cuda_if_available(0)` in a method of a model type or a
+                // function given tensors: a new CUDA device (candle gives each its own id), not
+                // the one the data lives on.
+                let fresh = t::FRESH_DEVICE_CTORS.contains(&last)
+                    && c.args.len() == 1
+                    && self.st().generic_scope;
                 let device = match ctor {
-                    _ if literal_accelerator => Device::Cuda(ordinal),
+                    _ if literal_accelerator || fresh => Device::Cuda(ordinal),
                     t::DeviceCtor::Cpu => Device::Cpu,
                     t::DeviceCtor::Meta => Device::Meta,
                     _ => Device::Unknown,
@@ -1560,6 +1689,14 @@ impl<'a> Lowerer<'a> {
                 v.reads = reads;
                 return Val::new(v);
             }
+        }
+
+        // burn's `Param::from_tensor(t)`: a parameter of a module, which `to_device` / `fork` move
+        // with the module: it is on the model's device, wherever `t` was built.
+        if prev == "Param" && last == "from_tensor" && args.len() == 1 {
+            let mut v = tensor(span, Device::Cached, None);
+            v.reads = reads;
+            return Val::new(v);
         }
 
         // The user's own factories, by their last path segment.
@@ -1825,6 +1962,45 @@ fn wrapped_type_name(ty: &syn::Type) -> Option<String> {
     Some(name)
 }
 
+/// Whether a declared return type is a tuple (in `Result` or `Option`) that holds a tensor and,
+/// beside it, no host scalar (`Result<(Tensor, Vec<String>)>`, not `(Tensor, usize)`): a caller that
+/// destructures it gives every name the tensors' device, which a shape must not get.
+fn tensor_tuple_return(output: &syn::ReturnType) -> bool {
+    const SCALARS: &[&str] = &[
+        "usize", "isize", "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64",
+        "bool", "char",
+    ];
+    let syn::ReturnType::Type(_, ty) = output else {
+        return false;
+    };
+    let mut ty = &**ty;
+    // `Result<(..)>`, `anyhow::Result<(..), E>`, `Option<(..)>`: the first type argument.
+    while let syn::Type::Path(p) = ty {
+        let Some(seg) = p.path.segments.last() else {
+            return false;
+        };
+        let syn::PathArguments::AngleBracketed(args) = &seg.arguments else {
+            return false;
+        };
+        let Some(syn::GenericArgument::Type(inner)) = args.args.first() else {
+            return false;
+        };
+        if !matches!(seg.ident.to_string().as_str(), "Result" | "Option") {
+            return false;
+        }
+        ty = inner;
+    }
+    let syn::Type::Tuple(tuple) = ty else {
+        return false;
+    };
+    let tensor = |t: &syn::Type| type_mentions(t, |n| t::TENSOR_TYPES.contains(&n));
+    tuple.elems.iter().any(tensor)
+        && tuple
+            .elems
+            .iter()
+            .all(|e| tensor(e) || !type_mentions(e, |n| SCALARS.contains(&n)))
+}
+
 /// The field of `self` a `for` loop iterates: `self.layers`, `&self.layers`, `&mut self.layers`,
 /// and those with `.iter()`, `.iter_mut()` or `.into_iter()`, then `.enumerate()` or not.
 fn iterated_field(e: &Expr) -> Option<&syn::Ident> {
@@ -1922,6 +2098,21 @@ fn type_mentions(ty: &syn::Type, pred: impl Fn(&str) -> bool) -> bool {
     f.found
 }
 
+/// Whether a type derives a module trait (burn's `#[derive(Module)]`).
+fn derives_module(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("derive")
+            && a.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated)
+                .is_ok_and(|paths| {
+                    paths.iter().any(|p| {
+                        p.segments.last().is_some_and(|s| {
+                            t::MODULE_TRAITS.contains(&s.ident.to_string().as_str())
+                        })
+                    })
+                })
+    })
+}
+
 pub(super) fn is_test_attrs(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
         let path = a.path();
@@ -1956,11 +2147,25 @@ impl<'ast> Visit<'ast> for Lowerer<'_> {
 
     fn visit_item_struct(&mut self, i: &'ast syn::ItemStruct) {
         let name = i.ident.to_string();
+        let module = derives_module(&i.attrs);
         if let syn::Fields::Named(fields) = &i.fields {
             for field in &fields.named {
                 let (Some(ident), Some(ty)) = (&field.ident, wrapped_type_name(&field.ty)) else {
                     continue;
                 };
+                // A burn module's `Param` field is a parameter, on the module's device wherever
+                // it is built (`to_device` moves it): a store the constructors' stores join.
+                if module && ty == "Param" {
+                    let span = self.ident_range(ident);
+                    self.emit(
+                        EventKind::StoreField {
+                            self_type: name.clone(),
+                            field: ident.to_string(),
+                            value: tensor(span.clone(), Device::Cached, None),
+                        },
+                        span,
+                    );
+                }
                 self.field_types
                     .insert((name.clone(), ident.to_string()), ty);
             }

@@ -10,6 +10,23 @@
 /// resolved), and whose presence in a parameter's type makes that parameter a tensor.
 pub(crate) const TENSOR_TYPES: &[&str] = &["Tensor"];
 
+/// Field types that are a tensor, or hold host data, rather than a sub-module with weights: their
+/// methods are judged as tensor methods (burn's `Param`, candle's `Var` and `QTensor`), or compute
+/// on the host.
+pub(crate) const TENSOR_HOLDER_TYPES: &[&str] = &[
+    "Param",
+    "Var",
+    "QTensor",
+    "RunningState",
+    "String",
+    "HashMap",
+    "BTreeMap",
+    "HashSet",
+    "BTreeSet",
+    "Tokenizer",
+    "LogitsProcessor",
+];
+
 /// Associated functions of a tensor type that create a tensor. The device is taken from whichever
 /// argument evaluates to a device (`&Device::Cpu`, `(Kind::Float, Device::Cpu)`, `x.options()`).
 pub(crate) const FACTORIES: &[&str] = &[
@@ -233,6 +250,12 @@ pub(crate) fn device_ctor(name: &str) -> Option<DeviceCtor> {
         _ => return None,
     })
 }
+
+/// Device constructors decided at run time that still create a new device: candle's
+/// `Device::cuda_if_available(ordinal)` returns a CUDA device with an id of its own, which no tensor
+/// built on another device shares (tch's argument-less `Device::cuda_if_available()` is a plain
+/// enum value, and is not one).
+pub(crate) const FRESH_DEVICE_CTORS: &[&str] = &["cuda_if_available"];
 
 /// Field names that hold a model's device (`self.device`).
 pub(crate) fn is_device_field(name: &str) -> bool {
