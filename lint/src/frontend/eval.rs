@@ -49,6 +49,16 @@ pub(crate) fn tensor(span: Span, device: Device, origin: Option<Arc<Origin>>) ->
     }
 }
 
+/// What computes on the model's device at `span`: a sub-module's weights (`self.proj(x)`,
+/// `self.emb.forward(&ids)`) or a collective's process group. An op operand that any tensor
+/// given to it meets; it has no `.device` of its own.
+pub(crate) fn model_state(span: Span) -> Value {
+    let mut v = Value::unknown(span);
+    v.kind = ValueKind::Module;
+    v.device = Device::Cached;
+    v
+}
+
 /// The bindings any of `vals` was computed from, sorted and without repeats.
 pub(crate) fn reads_of(vals: &[&Value]) -> Reads {
     let mut reads: Reads = vals.iter().flat_map(|v| v.reads.iter().copied()).collect();

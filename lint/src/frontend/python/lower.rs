@@ -13,7 +13,7 @@ use ruff_python_ast::{self as ast, Expr, PySourceType, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use super::tables as t;
-use crate::frontend::eval::{reads_of, tensor, Val};
+use crate::frontend::eval::{model_state, reads_of, tensor, Val};
 use crate::ir::{
     Arg, Binding, BindingId, CallRef, CallTarget, Class, Device, Event, EventKind, File, FileId,
     Function, FunctionMeta, Loop, LoopId, Origin, Param, Reads, Span, Value, ValueKind,
@@ -219,6 +219,8 @@ struct Lowerer<'a> {
     depth: u32,
     /// Inside a shape probe (see [`Lowerer::eval_probed`]).
     probing: u32,
+    /// The file names a gloo process group (read once, at its first collective).
+    sets_up_gloo: std::cell::OnceCell<bool>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -237,6 +239,7 @@ impl<'a> Lowerer<'a> {
             functions: Vec::new(),
             depth: 0,
             probing: 0,
+            sets_up_gloo: std::cell::OnceCell::new(),
         }
     }
 
@@ -1102,8 +1105,7 @@ impl<'a> Lowerer<'a> {
                     // `mask < dropout`: a parameter compared with a tensor and never used as
                     // one is a threshold (a number), not a tensor that meets the mask.
                     let threshold = v.v.kind == ValueKind::MaybeTensor
-                        && self.is_param(&v.v)
-                        && !self.used_as_tensor(&v.v);
+                        && self.param_of(&v.v).is_some_and(|p| !p.tensor_use);
                     if v.v.is_tensorish() && !threshold {
                         tensors.push(v.v);
                     } else if threshold {
@@ -1395,25 +1397,20 @@ impl<'a> Lowerer<'a> {
             && matches!(st.env[id as usize].device, Device::Input | Device::Cached)
     }
 
-    /// Whether `v` is a plain read of a parameter of the current function.
-    fn is_param(&self, v: &Value) -> bool {
-        v.var.is_some_and(|b| {
-            self.stack
-                .last()
-                .is_some_and(|s| s.func.params.iter().any(|p| p.binding == Some(b)))
-        })
+    /// The parameter of the current function that `v` plainly reads, if any.
+    fn param_of(&self, v: &Value) -> Option<&Param> {
+        let b = v.var?;
+        self.stack
+            .last()?
+            .func
+            .params
+            .iter()
+            .find(|p| p.binding == Some(b))
     }
 
     /// Whether `v` is a parameter of the current function already used as a tensor.
     fn used_as_tensor(&self, v: &Value) -> bool {
-        v.var.is_some_and(|b| {
-            self.stack.last().is_some_and(|s| {
-                s.func
-                    .params
-                    .iter()
-                    .any(|p| p.binding == Some(b) && p.tensor_use)
-            })
-        })
+        self.param_of(v).is_some_and(|p| p.tensor_use)
     }
 
     /// Marks the current function's parameters that `which` picks as used as tensors.
@@ -1738,10 +1735,9 @@ impl<'a> Lowerer<'a> {
             return;
         }
         let callee_end = usize::from(receiver.range().end()) + 1 + name.len();
-        let mut weights = Value::unknown(usize::from(receiver.range().start())..callee_end);
-        weights.kind = ValueKind::Module;
-        weights.device = Device::Cached;
-        let mut operands = vec![weights];
+        let mut operands = vec![model_state(
+            usize::from(receiver.range().start())..callee_end,
+        )];
         operands.extend(inputs.iter().cloned());
         self.emit(
             EventKind::Op {
@@ -1898,16 +1894,13 @@ impl<'a> Lowerer<'a> {
         {
             // A file that sets up a gloo group for host tensors (`init_process_group(
             // "cuda:nccl,cpu:gloo")`) may hand them to collectives.
-            if self.src.contains("gloo") {
+            if *self.sets_up_gloo.get_or_init(|| self.src.contains("gloo")) {
                 return Some(Val::new(Value::unknown(span)));
             }
             // A collective's tensors live where the process group computes: NCCL takes only
             // tensors on the rank's accelerator, so a host tensor (a 0-dim one included) given
             // to it meets the model's device there.
-            let mut group = Value::unknown(span_of(c.func.range()));
-            group.kind = ValueKind::Module;
-            group.device = Device::Cached;
-            let mut operands = vec![group];
+            let mut operands = vec![model_state(span_of(c.func.range()))];
             operands.extend(arg_tensors.iter().map(host_scalar_target));
             if operands.len() >= 2 {
                 self.emit(

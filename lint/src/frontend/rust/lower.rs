@@ -17,7 +17,7 @@ use syn::{Expr, Pat, Stmt, Token};
 
 use super::spans::Name;
 use super::tables as t;
-use crate::frontend::eval::{reads_of, tensor, Val};
+use crate::frontend::eval::{model_state, reads_of, tensor, Val};
 use crate::ir::{
     Arg, Binding, BindingId, CallRef, CallTarget, Device, Event, EventKind, FieldRef, File, FileId,
     Function, FunctionMeta, Loop, LoopId, Origin, Param, Reads, Span, Value, ValueKind,
@@ -1353,9 +1353,7 @@ impl<'a> Lowerer<'a> {
             };
             if let (Some(module), Some(input)) = (module, input) {
                 if matches!(module.device, Device::Field(_)) && !module.is_tensor() {
-                    let mut weights = Value::unknown(module.span.clone());
-                    weights.kind = ValueKind::Module;
-                    weights.device = Device::Cached;
+                    let weights = model_state(module.span.clone());
                     self.emit(
                         EventKind::Op {
                             name: name.to_string(),
@@ -1386,9 +1384,7 @@ impl<'a> Lowerer<'a> {
                 && !t::COLLECTION_METHODS.contains(&name)
                 && self.is_submodule_field(field)
             {
-                let mut weights = Value::unknown(recv.v.span.clone());
-                weights.kind = ValueKind::Module;
-                weights.device = Device::Cached;
+                let weights = model_state(recv.v.span.clone());
                 let work = arg_tensors.iter().any(Value::is_tensor);
                 let mut operands = arg_tensors;
                 operands.push(weights);
