@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Label};
 use crate::engine::meets::Meets;
-use crate::ir::{CallTarget, Device, EventKind, File, FileId, Function, Origin, Span, Value};
+use crate::ir::{
+    CallTarget, Device, EventKind, File, FileId, Function, Origin, Span, Value, ValueKind,
+};
 use crate::registry::Rule;
 use crate::rule::Violation;
 use crate::settings::Settings;
@@ -283,18 +285,28 @@ impl<'a> Program<'a> {
                     let EventKind::Call { target, args } = &event.kind else {
                         continue;
                     };
-                    let tensors: Vec<&Value> = args
-                        .iter()
-                        .map(|a| &a.value)
-                        .filter(|v| v.is_tensorish())
-                        .collect();
-                    if tensors.is_empty() {
-                        continue;
-                    }
-                    let host = tensors.iter().all(|v| {
-                        v.host_scalar.is_some() || self.resolve(v, file.id).0 == Device::Cpu
-                    });
                     for callee in self.resolve_call(target, file.id) {
+                        let callee_fn = self.function(callee);
+                        // The arguments the callee takes as tensors (`weights`, not the `total`
+                        // it does arithmetic with).
+                        let tensors: Vec<&Value> = (0..callee_fn.params.len())
+                            .filter(|&i| {
+                                let p = &callee_fn.params[i];
+                                p.tensor_use || p.kind == ValueKind::Tensor
+                            })
+                            .filter_map(|i| {
+                                let i = u16::try_from(i).ok()?;
+                                crate::engine::meets::arg_for(args, callee_fn, i)
+                            })
+                            .map(|a| &a.value)
+                            .filter(|v| v.is_tensorish())
+                            .collect();
+                        if tensors.is_empty() {
+                            continue;
+                        }
+                        let host = tensors.iter().all(|v| {
+                            v.host_scalar.is_some() || self.resolve(v, file.id).0 == Device::Cpu
+                        });
                         let entry = seen.entry(callee).or_insert(true);
                         *entry &= host;
                     }

@@ -261,8 +261,14 @@ pub enum EventKind {
     },
     /// Device work that could be asynchronous (a tensor op or a module call), recorded only while
     /// a timer is live.
-    DeviceWork,
-    /// An explicit `synchronize`.
+    DeviceWork {
+        /// The values it works on or builds, where known (empty: work whatever they are).
+        /// Work on values that turn out to be on the host (`torch.as_tensor(action)`, a
+        /// function outside the tree given no tensor) queues nothing.
+        inputs: Vec<Value>,
+    },
+    /// An explicit `synchronize`, or a loop exit decided on a reduction of what may be a tensor
+    /// (`if (next == eos).all(): break`), which waits for the device as well.
     Synchronize,
     /// An `empty_cache` call.
     EmptyCache,
@@ -272,6 +278,9 @@ pub enum EventKind {
     TimerRead {
         /// The index of the [`EventKind::TimerStart`] event it reads.
         start: u32,
+        /// The reading paces a loop rather than measuring it: it is given to a sleep
+        /// (`time.sleep(1 / fps - (time.perf_counter() - t0))`, or through a variable).
+        pacing: bool,
     },
     /// A device with a literal ordinal (`Device::Cuda(1)`, `Device::new_cuda(0)`).
     DeviceOrdinal {

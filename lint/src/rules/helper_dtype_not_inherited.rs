@@ -91,9 +91,14 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             }) else {
                 continue;
             };
-            // ...meets the input (or something computed from it).
+            // ...meets the input (or something computed from it, moved there, or built there
+            // with a device argument), not numbers placed by a mask (`torch.where(mask, 1.0,
+            // 0.0)`, built with no device argument).
             let Some(input) = operands.iter().find(|o| {
-                o.device == Device::Input && o.origin.as_ref().is_none_or(|x| x.span != origin.span)
+                o.device == Device::Input
+                    && o.origin.as_ref().is_none_or(|x| {
+                        x.span != origin.span && (x.is_transfer || x.device_span.is_some())
+                    })
             }) else {
                 continue;
             };

@@ -85,7 +85,12 @@ impl Violation for HostSyncInLoop {
 pub(crate) fn check(checker: &mut Checker<'_>) {
     let mut seen = HashSet::new();
     let source = checker.file.source.clone();
-    for (_, func) in checker.functions() {
+    for (index, func) in checker.functions() {
+        // Every caller passes this function host-built tensors: its tensor parameters (and what
+        // it computes from them) are on the host.
+        let host_only = checker
+            .program
+            .is_host_only((checker.file.id, u32::try_from(index).unwrap_or(u32::MAX)));
         // Reads the host needs anyway: they decide when a loop ends (a line search's step, a
         // generated token).
         let decisions = loop_decisions(func);
@@ -130,7 +135,10 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             }
             let (device, origin) = checker.resolve(tensor);
             let moved_off_a_device = origin.is_some_and(|o| o.is_transfer);
-            if tensor.host_scalar.is_some() || device == Device::Cpu && !moved_off_a_device {
+            if tensor.host_scalar.is_some()
+                || device == Device::Cpu && !moved_off_a_device
+                || matches!(device, Device::Input | Device::Unknown) && host_only
+            {
                 continue;
             }
             if !seen.insert(read.clone()) {

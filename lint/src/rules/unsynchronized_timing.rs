@@ -61,6 +61,12 @@ declare_rule! {
     ///     return time.time() - start
     /// ```
     ///
+    /// A blocking copy to the host (`.cpu()`, `.item()`, `to_vec1()`) waits for the device, and
+    /// so does a called function of the tree that reads device data on the host (a generation
+    /// loop deciding on the host when to stop). A reading given to a sleep
+    /// (`time.sleep(1 / fps - (time.perf_counter() - t0))`) paces a loop and is not reported,
+    /// nor is work on values known to be on the host.
+    ///
     /// ## Known problems
     /// On the CPU, work is synchronous and the measurement is right; the rule cannot always tell
     /// the device, so CPU-only timing code may be reported.
@@ -96,9 +102,13 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
     for (_, func) in checker.functions() {
         let mut seen = HashSet::new();
         for (j, event) in func.events.iter().enumerate() {
-            let EventKind::TimerRead { start } = event.kind else {
+            let EventKind::TimerRead { start, pacing } = event.kind else {
                 continue;
             };
+            // A reading given to a sleep paces a loop: it measures nothing.
+            if pacing {
+                continue;
+            }
             let start = start as usize;
             if start >= j || !seen.insert(event.span.clone()) {
                 continue;
@@ -123,15 +133,24 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 })
                 .collect();
             let Some(work) = between.iter().rposition(|e| match &e.kind {
-                EventKind::Op { .. } | EventKind::DeviceWork if waiting.contains(&e.span) => false,
-                EventKind::DeviceWork | EventKind::Transfer { .. } => true,
+                EventKind::Op { .. } | EventKind::DeviceWork { .. }
+                    if waiting.contains(&e.span) =>
+                {
+                    false
+                }
+                // A copy to the host waits for the work before it; it is not work left queued.
+                EventKind::Transfer {
+                    to: Device::Cpu, ..
+                } if blocking(&source, &e.span) => false,
+                EventKind::DeviceWork { inputs } => {
+                    inputs.is_empty() || inputs.iter().any(|v| on_device(checker, v))
+                }
+                EventKind::Transfer { .. } => true,
                 // Rust: a sub-module's method of unknown kind (`self.model.generate(&ids)`, which
                 // may return host data) is work where the frontend recorded it as such.
                 EventKind::Op { opaque: true, .. } if !checker.is_python() => false,
                 // What local helpers return counts once it resolves to a tensor somewhere.
-                EventKind::Op { operands, .. } => operands
-                    .iter()
-                    .any(|o| o.is_tensor() || checker.resolve(o).0 != Device::Unknown),
+                EventKind::Op { operands, .. } => operands.iter().any(|o| on_device(checker, o)),
                 _ => false,
             }) else {
                 continue;
@@ -139,6 +158,9 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             // ...is not followed by anything that waits for the device.
             let waits = |e: &crate::ir::Event| match &e.kind {
                 EventKind::Synchronize | EventKind::HostRead { .. } => true,
+                EventKind::Transfer {
+                    to: Device::Cpu, ..
+                } => blocking(&source, &e.span),
                 EventKind::Call { .. } => waiting.contains(&e.span),
                 _ => false,
             };
@@ -164,5 +186,36 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 .label(func.events[start].span.clone(), "timer started here")
                 .label(between[work].span.clone(), "device work queued here");
         }
+    }
+}
+
+/// Whether the copy at `span` blocks the host (a `.cpu()` / `to_device(&Device::Cpu)` without
+/// `non_blocking=True`).
+fn blocking(source: &str, span: &Span) -> bool {
+    !source
+        .get(span.clone())
+        .unwrap_or("")
+        .contains("non_blocking=True")
+}
+
+/// Whether an operand of an op may hold device work: a tensor not known to be on the host, or
+/// what a call returns once it resolves to a device. A value that a function outside the tree
+/// computed from a non-tensor (`pickle.loads(read_chunks(stream))`) is not.
+fn on_device(checker: &Checker<'_>, operand: &crate::ir::Value) -> bool {
+    match checker.resolve(operand).0 {
+        Device::Cpu => false,
+        Device::Unknown => operand.is_tensor(),
+        Device::Input => {
+            operand.is_tensor()
+                || !checker.is_python()
+                || match &operand.device {
+                    Device::Call(call) => !checker
+                        .program
+                        .resolve_call(&call.target, checker.file.id)
+                        .is_empty(),
+                    _ => true,
+                }
+        }
+        _ => true,
     }
 }

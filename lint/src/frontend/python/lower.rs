@@ -160,6 +160,17 @@ pub(crate) fn is_test_path(path: &Path) -> bool {
             .any(|c| matches!(c.as_os_str().to_str(), Some("tests" | "test" | "testing")))
 }
 
+/// Whether a branch condition reduces a tensor to one truth value: `(x == eos).all()`,
+/// `mask.any()`.
+fn is_reduction_test(test: &Expr) -> bool {
+    let test = match test {
+        Expr::UnaryOp(u) => &*u.operand,
+        other => other,
+    };
+    matches!(test, Expr::Call(c) if matches!(&*c.func,
+        Expr::Attribute(a) if matches!(a.attr.id.as_str(), "all" | "any")))
+}
+
 /// The state of the function being lowered.
 struct FnState {
     func: Function,
@@ -172,6 +183,9 @@ struct FnState {
     log_depth: u32,
     periodic_depth: u32,
     timer_live: bool,
+    /// Names bound to a timer reading (`dt = time.perf_counter() - t0`): the indices of the
+    /// [`EventKind::TimerRead`] events, marked pacing if the name is given to a sleep.
+    elapsed: HashMap<String, Vec<u32>>,
     exits: u32,
     /// Inside `with torch.no_grad()` / `torch.inference_mode()`, or a function decorated so:
     /// module outputs do not require grad.
@@ -523,6 +537,7 @@ impl<'a> Lowerer<'a> {
             log_depth: 0,
             periodic_depth: 0,
             timer_live: false,
+            elapsed: HashMap::default(),
             exits: 0,
             no_grad_depth: 0,
             branch_depth: 0,
@@ -626,6 +641,10 @@ impl<'a> Lowerer<'a> {
             }
             let kind = value.kind;
             let binding = self.bind(pname, value);
+            // `buf: Buffer` with `Buffer` a class of this file: its methods are known.
+            if let Some(class) = annotation.filter(|a| self.class(a).is_some()) {
+                self.st().instance_of.insert(binding, class.to_string());
+            }
             self.st().func.params.push(Param {
                 name: pname.to_string(),
                 binding: Some(binding),
@@ -672,7 +691,17 @@ impl<'a> Lowerer<'a> {
                 self.class_stack.pop();
             }
             Stmt::Assign(a) => {
+                let before = self.st().func.events.len();
                 let value = self.eval(&a.value);
+                if let [Expr::Name(n)] = a.targets.as_slice() {
+                    let reads = self.timer_reads_since(before);
+                    let st = self.st();
+                    if reads.is_empty() {
+                        st.elapsed.remove(n.id.as_str());
+                    } else {
+                        st.elapsed.insert(n.id.to_string(), reads);
+                    }
+                }
                 self.note_accelerator_literal(&a.value);
                 let parameter = matches!(&*a.value, Expr::Call(c)
                 if self.qualified(&c.func).is_some_and(|q| {
@@ -874,7 +903,14 @@ impl<'a> Lowerer<'a> {
             self.st().periodic_depth -= 1;
         }
         if let Some(cond) = cond {
-            if let (Some(read), true) = (cond.v.host_read, self.st().exits > exits_before) {
+            let exits = self.st().exits > exits_before;
+            // `if (next == eos).all(): break` on what may be a tensor (a model's output) waits
+            // for the device as well; only the callers' timers care (P302).
+            if exits && cond.v.kind == ValueKind::MaybeTensor && test.is_some_and(is_reduction_test)
+            {
+                self.emit(EventKind::Synchronize, cond.v.span.clone());
+            }
+            if let (Some(read), true) = (cond.v.host_read, exits) {
                 self.emit(EventKind::HostDecision { read }, cond.v.span);
             }
         }
@@ -1131,6 +1167,16 @@ impl<'a> Lowerer<'a> {
                     v.reads = std::mem::take(&mut out.reads);
                     return Val::new(v);
                 }
+                // `next == eos` on a tensor and a number: a mask where the tensor is.
+                if let ([t], true) = (tensors.as_slice(), elementwise) {
+                    if t.is_tensor() {
+                        let origin = t.origin.clone().filter(|_| t.device.is_hard_coded());
+                        let mut v = tensor(span, t.device.clone(), origin);
+                        v.reads = std::mem::take(&mut out.reads);
+                        v.host_read = out.host_read;
+                        return Val::new(v);
+                    }
+                }
                 Val::new(out)
             }
             Expr::If(i) => {
@@ -1337,6 +1383,15 @@ impl<'a> Lowerer<'a> {
             return Val::new(v);
         }
         let base = self.eval_probed(&a.value, attr == "shape");
+        if attr == "batch_sizes" {
+            // A `PackedSequence`'s batch sizes are a CPU tensor whatever device its data is on
+            // (PyTorch keeps them on the host to drive the RNN's loop).
+            let text = "cpu".to_string();
+            let origin = self.origin(span.clone(), None, text);
+            let mut v = tensor(span, Device::Cpu, Some(Arc::new(origin)));
+            v.reads.clone_from(&base.v.reads);
+            return Val::new(v);
+        }
         self.note_tensor_use(&base.v, attr);
         let mut v = Value::unknown(span.clone());
         v.reads.clone_from(&base.v.reads);
@@ -1432,6 +1487,9 @@ impl<'a> Lowerer<'a> {
             return;
         }
         let work = operands.iter().any(Value::is_tensor);
+        if work {
+            self.device_work(span.clone(), &operands);
+        }
         if operands.len() >= 2 {
             self.emit(
                 EventKind::Op {
@@ -1439,11 +1497,8 @@ impl<'a> Lowerer<'a> {
                     operands,
                     opaque,
                 },
-                span.clone(),
+                span,
             );
-        }
-        if work {
-            self.device_work(span);
         }
     }
 
@@ -1454,9 +1509,42 @@ impl<'a> Lowerer<'a> {
             || self.uses_torch && values.iter().any(Value::is_tensorish)
     }
 
-    fn device_work(&mut self, span: Span) {
+    /// The [`EventKind::TimerRead`] events emitted since event `before`.
+    fn timer_reads_since(&mut self, before: usize) -> Vec<u32> {
+        let events = &self.st().func.events;
+        (before..events.len())
+            .filter(|&i| matches!(events[i].kind, EventKind::TimerRead { .. }))
+            .filter_map(|i| u32::try_from(i).ok())
+            .collect()
+    }
+
+    /// Marks the timer readings given to the sleep call `c` as pacing: those in its arguments
+    /// (evaluated since event `before`) and those bound to a name its arguments use.
+    fn mark_pacing(&mut self, c: &ast::ExprCall, before: usize) {
+        let mut reads = self.timer_reads_since(before);
+        let text = self.src_of(&c.arguments);
+        let st = self.st();
+        for word in text.split(|ch: char| !(ch.is_alphanumeric() || ch == '_')) {
+            if let Some(r) = st.elapsed.get(word) {
+                reads.extend(r.iter().copied());
+            }
+        }
+        for i in reads {
+            if let Some(Event {
+                kind: EventKind::TimerRead { pacing, .. },
+                ..
+            }) = st.func.events.get_mut(i as usize)
+            {
+                *pacing = true;
+            }
+        }
+    }
+
+    /// Records device work on `inputs` (see [`EventKind::DeviceWork`]) while a timer is live.
+    fn device_work(&mut self, span: Span, inputs: &[Value]) {
         if self.st().timer_live {
-            self.emit(EventKind::DeviceWork, span);
+            let inputs = inputs.to_vec();
+            self.emit(EventKind::DeviceWork { inputs }, span);
         }
     }
 
@@ -1493,7 +1581,13 @@ impl<'a> Lowerer<'a> {
     fn binary(&mut self, lhs: &Value, rhs: &Value, op: &str, span: Span) -> Value {
         let reads = reads_of(&[lhs, rhs]);
         if let (ValueKind::Timer(start), "-" | "-=") = (rhs.kind, op) {
-            self.emit(EventKind::TimerRead { start }, span.clone());
+            self.emit(
+                EventKind::TimerRead {
+                    start,
+                    pacing: false,
+                },
+                span.clone(),
+            );
         }
         if lhs.is_tensorish() && rhs.is_tensorish() {
             let target = if op.ends_with('=') && !is_comparison(op) {
@@ -1510,7 +1604,7 @@ impl<'a> Lowerer<'a> {
                 self.emit(EventKind::HostArith { read }, span.clone());
             }
         } else if lhs.is_tensor() || rhs.is_tensor() {
-            self.device_work(span.clone());
+            self.device_work(span.clone(), &[lhs.clone(), rhs.clone()]);
         }
         // What a call returns (maybe a tensor) combined with a known device-generic tensor is
         // a tensor where that one is: `q_loss / denominator`.
@@ -1574,6 +1668,7 @@ impl<'a> Lowerer<'a> {
         if is_log {
             self.st().log_depth += 1;
         }
+        let before = self.st().func.events.len();
         let args: Vec<Val> = c.arguments.args.iter().map(|a| self.eval(a)).collect();
         let kwargs: Vec<(Option<&str>, Val)> = c
             .arguments
@@ -1583,6 +1678,9 @@ impl<'a> Lowerer<'a> {
             .collect();
         if is_log {
             self.st().log_depth -= 1;
+        }
+        if t::is_sleep_call(self.src_of(&*c.func)) {
+            self.mark_pacing(c, before);
         }
         // `torch.gather(output, ..)`, `F.softmax(scores[0], ..)`: the parameters passed there
         // are tensors.
@@ -1763,7 +1861,7 @@ impl<'a> Lowerer<'a> {
     /// What running a module gives: a tensor where its first input is.
     fn module_output(&mut self, arg_tensors: Vec<Value>, span: Span, reads: Reads) -> Value {
         if self.is_device_work(&arg_tensors) {
-            self.device_work(span.clone());
+            self.device_work(span.clone(), &arg_tensors);
         }
         let first = arg_tensors.first().cloned();
         if arg_tensors.len() >= 2 {
@@ -2017,6 +2115,17 @@ impl<'a> Lowerer<'a> {
         } else {
             first.origin
         };
+        // `torch.where(mask, 1.0, 0.0)`: numbers where the mask is, built here (an origin with no
+        // device argument), so not a value in the input's dtype (P105).
+        if last == "where"
+            && arg_tensors.len() == 1
+            && args.len() == 3
+            && first.device == Device::Input
+        {
+            let text = self.text(&span);
+            let origin = Some(Arc::new(self.origin(span.clone(), None, text)));
+            return Some(Val::new(tensor(span, first.device, origin)));
+        }
         let mut v = tensor(span, first.device, origin);
         // `torch.sum(a * b)` returns a tensor whatever is known of `a` and `b`: it takes only
         // tensors.
@@ -2217,7 +2326,7 @@ impl<'a> Lowerer<'a> {
             },
             span.clone(),
         );
-        self.device_work(span);
+        self.device_work(span, std::slice::from_ref(&v));
         v
     }
 
@@ -2304,6 +2413,29 @@ impl<'a> Lowerer<'a> {
         let name = a.attr.id.as_str();
         let method_span = usize::from(a.attr.range.start())..span.end;
         let receiver_is_self = is_self(&a.value) && self.in_method();
+        // `buf.get()` on an instance of a class of this file that defines `get`.
+        if let Expr::Name(n) = &*a.value {
+            let class = self.stack.last().and_then(|st| {
+                let id = st.names.get(n.id.as_str())?;
+                st.instance_of.get(id).cloned()
+            });
+            if let Some(class) = class.filter(|c| {
+                self.class(c)
+                    .is_some_and(|info| info.methods.contains(name) && !info.stateful)
+            }) {
+                let target = CallTarget::Method {
+                    self_type: class,
+                    name: name.to_string(),
+                };
+                return Val::new(self.local_call(
+                    target,
+                    call_args(args, kwargs),
+                    arg_tensors,
+                    span,
+                    reads,
+                ));
+            }
+        }
         // `self.helper(x)` of this class; `self.layer(x)`: a submodule.
         if receiver_is_self {
             let class = self
@@ -2433,10 +2565,17 @@ impl<'a> Lowerer<'a> {
                         let text = self.src_of(e);
                         text.contains("device") || text.contains("dev")
                     });
+                    // `.to(data_mask)` with a value of unknown kind that does not name a dtype
+                    // (`.to(dtype_float)`, `.to(torch.half)`): may be a tensor, whose device it
+                    // takes.
+                    let maybe_tensor_arg = arg_expr.is_some_and(|e| {
+                        matches!(e, Expr::Name(_) | Expr::Subscript(_))
+                            && !t::names_dtype(self.src_of(e))
+                    });
                     first.and_then(|d| {
                         if d.kind == ValueKind::Device || d.is_tensorish() {
                             Some((d.device.clone(), Some(d.clone())))
-                        } else if names_device {
+                        } else if names_device || maybe_tensor_arg {
                             Some((Device::Unknown, Some(d.clone())))
                         } else {
                             None

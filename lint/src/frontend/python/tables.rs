@@ -305,6 +305,33 @@ pub(crate) const COLLECTION_METHODS: &[&str] = &[
     "remove",
 ];
 
+/// Whether an argument of `.to(..)` (its source text) names a dtype rather than a device or a
+/// tensor: `dtype`, `self.dtype_float`, `torch_dtype`, `half_type`, `precision`.
+pub(crate) fn names_dtype(arg: &str) -> bool {
+    let a = arg.to_ascii_lowercase();
+    [
+        "dtype",
+        "type",
+        "float",
+        "half",
+        "bf16",
+        "fp16",
+        "fp32",
+        "precision",
+        "int",
+        "bool",
+    ]
+    .iter()
+    .any(|w| a.contains(w))
+}
+
+/// Whether a callee (its source text) sleeps or busy-waits: `time.sleep`, `precise_sleep`,
+/// `busy_wait`, `asyncio.sleep`. A timer reading given to one paces a loop.
+pub(crate) fn is_sleep_call(callee: &str) -> bool {
+    let last = callee.rsplit('.').next().unwrap_or(callee);
+    last.contains("sleep") || last == "busy_wait" || last == "wait_until"
+}
+
 /// Calls whose arguments are only logged or formatted (a host read there is for logging).
 pub(crate) fn is_log_call(qualified: Option<&str>, method: Option<&str>) -> bool {
     if let Some(q) = qualified {

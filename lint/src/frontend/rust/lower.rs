@@ -174,6 +174,8 @@ struct FnState {
     log_depth: u32,
     periodic_depth: u32,
     timer_live: bool,
+    /// Parameters of a primitive number type (`gamma: f64`).
+    number_params: Vec<String>,
     /// How many `break`/`return` expressions have been evaluated so far.
     exits: u32,
     /// The function handles device-generic data (it has a `self` receiver or a tensor
@@ -454,6 +456,7 @@ impl<'a> Lowerer<'a> {
             log_depth: 0,
             periodic_depth: 0,
             timer_live: false,
+            number_params: Vec::new(),
             exits: 0,
             generic_scope: false,
             tuple_return: false,
@@ -646,6 +649,15 @@ impl<'a> Lowerer<'a> {
                 let mut value = Value::unknown(span.clone());
                 value.kind = kind;
                 value.device = device;
+                if let (syn::Pat::Ident(id), syn::Type::Path(ty)) = (&*arg.pat, &*arg.ty) {
+                    if ty
+                        .path
+                        .get_ident()
+                        .is_some_and(|t| t::is_number_type(&t.to_string()))
+                    {
+                        self.st().number_params.push(id.ident.to_string());
+                    }
+                }
                 let first = self.st().func.bindings.len();
                 self.bind_pat(&arg.pat, &value);
                 let st = self.st();
@@ -1159,7 +1171,7 @@ impl<'a> Lowerer<'a> {
 
     fn device_work(&mut self, span: Span) {
         if self.st().timer_live {
-            self.emit(EventKind::DeviceWork, span);
+            self.emit(EventKind::DeviceWork { inputs: Vec::new() }, span);
         }
     }
 
@@ -1180,11 +1192,23 @@ impl<'a> Lowerer<'a> {
 
         // Timers.
         if let (ValueKind::Timer(start), "elapsed") = (recv.v.kind, name) {
-            self.emit(EventKind::TimerRead { start }, span.clone());
+            self.emit(
+                EventKind::TimerRead {
+                    start,
+                    pacing: false,
+                },
+                span.clone(),
+            );
         }
         if name == "duration_since" {
             if let Some(ValueKind::Timer(start)) = args.first().map(|a| a.v.kind) {
-                self.emit(EventKind::TimerRead { start }, span.clone());
+                self.emit(
+                    EventKind::TimerRead {
+                        start,
+                        pacing: false,
+                    },
+                    span.clone(),
+                );
             }
         }
 
@@ -1672,6 +1696,23 @@ impl<'a> Lowerer<'a> {
 
         // Tensor factories.
         if t::TENSOR_TYPES.contains(&prev) {
+            // tch's `Tensor::from(0.5 * x)`: a 0-dim tensor, which libtorch lets mix with a
+            // tensor on any device (as PyTorch's `torch.tensor(0.5)`): host data, not placed.
+            let number = |e: &syn::Expr| match e {
+                syn::Expr::Path(p) => p.path.get_ident().is_some_and(|i| {
+                    self.stack
+                        .last()
+                        .is_some_and(|st| st.number_params.iter().any(|n| i == n))
+                }),
+                other => is_scalar_expr(other),
+            };
+            if last == "from" && c.args.len() == 1 && number(&c.args[0]) {
+                let mut v = tensor(span.clone(), Device::Unknown, None);
+                let text = "Device::Cpu".to_string();
+                v.host_scalar = Some(Arc::new(self.origin(span, None, text)));
+                v.reads = reads;
+                return Val::new(v);
+            }
             if t::FACTORIES.contains(&last) {
                 return Val::new(self.factory(last, &args, span, reads));
             }
@@ -1797,7 +1838,13 @@ impl<'a> Lowerer<'a> {
             return Val::new(v);
         }
         if let (ValueKind::Timer(start), B::Sub(_)) = (rhs.v.kind, &b.op) {
-            self.emit(EventKind::TimerRead { start }, span.clone());
+            self.emit(
+                EventKind::TimerRead {
+                    start,
+                    pacing: false,
+                },
+                span.clone(),
+            );
         }
         let op = self.text(&self.pm_span(b.op.span()));
         if lhs.v.is_tensorish() && rhs.v.is_tensorish() {
@@ -2212,5 +2259,30 @@ impl<'ast> Visit<'ast> for Lowerer<'_> {
         let meta = self.fn_meta(&f.sig, &f.attrs, false);
         self.begin_function(meta);
         self.end_function();
+    }
+}
+
+/// Whether an expression is a number, not a slice or a vector: a literal, arithmetic, a field
+/// (`self.gamma`), a dereference or a cast (`Tensor::from(-0.5 * c.ln())`).
+fn is_scalar_expr(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Lit(l) => matches!(l.lit, syn::Lit::Int(_) | syn::Lit::Float(_)),
+        syn::Expr::Unary(u) => {
+            matches!(u.op, syn::UnOp::Neg(_) | syn::UnOp::Deref(_)) && is_scalar_operand(&u.expr)
+        }
+        syn::Expr::Binary(b) => is_scalar_operand(&b.left) && is_scalar_operand(&b.right),
+        syn::Expr::Paren(p) => is_scalar_expr(&p.expr),
+        syn::Expr::Cast(_) | syn::Expr::Field(_) => true,
+        _ => false,
+    }
+}
+
+/// An operand of scalar arithmetic: a scalar expression, a name or a method call on one
+/// (`(2.0 * PI).ln()`).
+fn is_scalar_operand(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Path(_) => true,
+        syn::Expr::MethodCall(m) => is_scalar_operand(&m.receiver),
+        other => is_scalar_expr(other),
     }
 }

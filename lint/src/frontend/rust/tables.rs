@@ -121,6 +121,25 @@ pub(crate) const HOST_READS: &[&str] = &[
 /// Host reads whose names are too common to trust unless the receiver is known to be a tensor.
 pub(crate) const TENSOR_ONLY_HOST_READS: &[&str] = &["item", "to_vec", "tolist"];
 
+/// Whether a type name is a primitive number type (`f64`, `usize`).
+pub(crate) fn is_number_type(name: &str) -> bool {
+    matches!(
+        name,
+        "f32"
+            | "f64"
+            | "i8"
+            | "i16"
+            | "i32"
+            | "i64"
+            | "u8"
+            | "u16"
+            | "u32"
+            | "u64"
+            | "usize"
+            | "isize"
+    )
+}
+
 /// Primitive types whose `try_from(&tensor)` is a host read (tch: `f64::try_from(&t)`).
 pub(crate) const HOST_SCALAR_TYPES: &[&str] = &[
     "f32", "f64", "i64", "i32", "u32", "u8", "bool", "f16", "bf16", "Vec",
