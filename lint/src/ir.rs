@@ -405,6 +405,10 @@ pub struct Binding {
     /// The bindings its values were computed from, transitively (`mask = x.permute(..) == 0`
     /// is derived from `x`), parameters included.
     pub derived_from: Vec<BindingId>,
+    /// Python: a parameter's name bound again, unconditionally, to that parameter moved by a
+    /// transfer (`edge_list = edge_list.to(device)`): from here on it holds the moved tensor,
+    /// not the caller's.
+    pub moved: bool,
 }
 
 /// Where a function sits and what it is for.

@@ -91,7 +91,7 @@ pub(crate) fn carried_params(
                 || func
                     .bindings
                     .get(id as usize)
-                    .is_some_and(|binding| binding.name == p.name)
+                    .is_some_and(|binding| binding.name == p.name && !binding.moved)
         };
         let index = u16::try_from(i).unwrap_or(u16::MAX);
         // ...or a local computed from it here.

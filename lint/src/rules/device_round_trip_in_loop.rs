@@ -120,6 +120,18 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             if sampled {
                 continue;
             }
+            // A read of a tensor built on the host (`int(w * torch.rand(2)[0])`) never left it.
+            let host_built = func.events.iter().any(|e| {
+                e.span == host
+                    && matches!(&e.kind, EventKind::HostRead { source, .. } if {
+                        let (device, origin) = checker.resolve(source);
+                        source.host_scalar.is_some()
+                            || device == Device::Cpu && origin.is_some_and(|o| !o.is_transfer)
+                    })
+            });
+            if host_built {
+                continue;
+            }
             // Both ends in the same iteration: the host end sits inside this loop too.
             let loop_span = &func.loops[lp as usize].span;
             if !(loop_span.start <= host.start && host.end <= loop_span.end) {

@@ -97,11 +97,18 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             let Some(input) = operands.iter().find(|o| {
                 o.device == Device::Input
                     && o.origin.as_ref().is_none_or(|x| {
-                        x.span != origin.span && (x.is_transfer || x.device_span.is_some())
+                        x.span != origin.span
+                            && !defaults.contains(&x.span)
+                            && (x.is_transfer || x.device_span.is_some())
                     })
             }) else {
                 continue;
             };
+            // A result rounded or cast to integers at once (`(torch.rand(n, device=d) *
+            // span).long()`: random offsets) has no floating dtype to get wrong.
+            if cast_to_integers(&checker.file.source, event.span.end) {
+                continue;
+            }
             if !seen.insert(origin.span.clone()) {
                 continue;
             }
@@ -114,6 +121,29 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 .label(event.span.clone(), "meets the input here");
         }
     }
+}
+
+/// Whether the expression ending at `end` is, once its closing parentheses are passed, rounded or
+/// cast to an integer dtype (`.long()`, `.floor()`, `.to(torch.int64)`).
+fn cast_to_integers(source: &str, end: usize) -> bool {
+    let rest = source.get(end..).unwrap_or("");
+    let rest = rest.trim_start_matches(|c: char| c == ')' || c.is_whitespace());
+    [
+        ".long(",
+        ".int(",
+        ".short(",
+        ".floor(",
+        ".ceil(",
+        ".round(",
+        ".trunc(",
+        ".bool(",
+        ".to(torch.long",
+        ".to(torch.int",
+        ".to(dtype=torch.long",
+        ".to(dtype=torch.int",
+    ]
+    .iter()
+    .any(|p| rest.starts_with(p))
 }
 
 /// Ops whose result mixes the operands' values (and so their dtypes).

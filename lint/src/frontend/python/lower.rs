@@ -129,7 +129,7 @@ fn is_binary_path(path: &Path, source: &str) -> bool {
         || path.components().any(|c| {
             matches!(
                 c.as_os_str().to_str(),
-                Some("examples" | "scripts" | "bin" | "benchmark" | "benchmarks")
+                Some("examples" | "example" | "scripts" | "bin" | "benchmark" | "benchmarks")
             )
         })
 }
@@ -160,6 +160,17 @@ pub(crate) fn is_test_path(path: &Path) -> bool {
             .any(|c| matches!(c.as_os_str().to_str(), Some("tests" | "test" | "testing")))
 }
 
+/// The name an `if name is None:` test checks.
+fn none_tested_name(test: &Expr) -> Option<&str> {
+    let Expr::Compare(c) = test else {
+        return None;
+    };
+    match (&*c.left, c.ops.as_ref(), c.comparators.as_ref()) {
+        (Expr::Name(n), [ast::CmpOp::Is], [Expr::NoneLiteral(_)]) => Some(n.id.as_str()),
+        _ => None,
+    }
+}
+
 /// Whether a branch condition reduces a tensor to one truth value: `(x == eos).all()`,
 /// `mask.any()`.
 fn is_reduction_test(test: &Expr) -> bool {
@@ -186,6 +197,10 @@ struct FnState {
     /// Names bound to a timer reading (`dt = time.perf_counter() - t0`): the indices of the
     /// [`EventKind::TimerRead`] events, marked pacing if the name is given to a sleep.
     elapsed: HashMap<String, Vec<u32>>,
+    /// Names tested by the enclosing `if name is None:` branches.
+    none_tests: Vec<String>,
+    /// The name being bound by `name = name.to(..)` (a move of its own value), while it is.
+    moving: Option<String>,
     exits: u32,
     /// Inside `with torch.no_grad()` / `torch.inference_mode()`, or a function decorated so:
     /// module outputs do not require grad.
@@ -538,6 +553,8 @@ impl<'a> Lowerer<'a> {
             periodic_depth: 0,
             timer_live: false,
             elapsed: HashMap::default(),
+            none_tests: Vec::new(),
+            moving: None,
             exits: 0,
             no_grad_depth: 0,
             branch_depth: 0,
@@ -571,7 +588,16 @@ impl<'a> Lowerer<'a> {
         let st = self.st();
         value.var = None;
         let derived = crate::frontend::derived_from(&st.func.bindings, &value.reads);
-        if let Some(&id) = st.names.get(name) {
+        // `x = x.to(device)` of a parameter, outside any branch or loop: a new binding, moved.
+        let moved = st.branch_depth == 0
+            && st.loop_stack.is_empty()
+            && st.moving.as_deref() == Some(name)
+            && value.origin.as_ref().is_some_and(|o| o.is_transfer)
+            && st
+                .names
+                .get(name)
+                .is_some_and(|&id| st.func.params.iter().any(|p| p.binding == Some(id)));
+        if let Some(&id) = st.names.get(name).filter(|_| !moved) {
             let lp = st.loop_stack.last().copied();
             let binding = &mut st.func.bindings[id as usize];
             binding.assigned_in.push(lp);
@@ -588,7 +614,9 @@ impl<'a> Lowerer<'a> {
             name: name.to_string(),
             def_loop: st.loop_stack.last().copied(),
             assigned_in: Vec::new(),
-            derived_from: derived,
+            // (What it was moved from is where the caller's value was: not carried on.)
+            derived_from: if moved { Vec::new() } else { derived },
+            moved,
         });
         st.env.push(value);
         st.names.insert(name.to_string(), id);
@@ -707,6 +735,16 @@ impl<'a> Lowerer<'a> {
                 if self.qualified(&c.func).is_some_and(|q| {
                     q.ends_with("nn.Parameter") || q.ends_with("nn.Buffer")
                 }));
+                // `x = x.to(device)`: the name now holds the moved tensor.
+                if let ([Expr::Name(n)], Expr::Call(c)) = (a.targets.as_slice(), &*a.value) {
+                    if let Expr::Attribute(at) = &*c.func {
+                        if matches!(&*at.value, Expr::Name(r) if r.id == n.id)
+                            && matches!(at.attr.id.as_str(), "to" | "cuda" | "cpu")
+                        {
+                            self.st().moving = Some(n.id.to_string());
+                        }
+                    }
+                }
                 for target in &a.targets {
                     match target {
                         Expr::Name(n) if self.converts_in_branch(n.id.as_str(), &value.v) => {}
@@ -723,6 +761,7 @@ impl<'a> Lowerer<'a> {
                         _ => self.assign_to(target, &value),
                     }
                 }
+                self.st().moving = None;
                 if let ([Expr::Name(n)], Expr::Call(c)) = (a.targets.as_slice(), &*a.value) {
                     // Remember which class built the object (`dataset = MyDataset(..)`).
                     if let Some(class) = self.constructed_class(&c.func) {
@@ -895,10 +934,17 @@ impl<'a> Lowerer<'a> {
         if periodic {
             self.st().periodic_depth += 1;
         }
+        let none_test = test.and_then(none_tested_name);
+        if let Some(name) = none_test {
+            self.st().none_tests.push(name.to_string());
+        }
         let exits_before = self.st().exits;
         self.st().branch_depth += 1;
         self.stmts(body);
         self.st().branch_depth -= 1;
+        if none_test.is_some() {
+            self.st().none_tests.pop();
+        }
         if periodic {
             self.st().periodic_depth -= 1;
         }
@@ -941,9 +987,24 @@ impl<'a> Lowerer<'a> {
     fn assign_to(&mut self, target: &Expr, value: &Val) {
         match target {
             Expr::Name(n) => {
+                let name = n.id.as_str();
+                // `if device is None: device = torch.device("cpu")`: the fallback for data
+                // that has no device; where there is data, the device still follows it.
+                if value.v.kind == ValueKind::Device
+                    && self.st().none_tests.iter().any(|t| t == name)
+                {
+                    let st = self.st();
+                    let generic = st.names.get(name).is_some_and(|&id| {
+                        let old = &st.env[id as usize];
+                        old.kind == ValueKind::Device && !old.device.is_hard_coded()
+                    });
+                    if generic {
+                        return;
+                    }
+                }
                 let mut v = value.v.clone();
                 v.span = span_of(n.range);
-                self.bind(n.id.as_str(), v);
+                self.bind(name, v);
             }
             Expr::Tuple(tu) => self.assign_parts(&tu.elts, value),
             Expr::List(l) => self.assign_parts(&l.elts, value),
@@ -981,6 +1042,10 @@ impl<'a> Lowerer<'a> {
                 let mut p = Value::unknown(span_of(target.range()));
                 p.kind = value.v.kind;
                 p.reads.clone_from(&value.v.reads);
+                // (Host data all the same: reading it waits for no device.)
+                if value.v.device == Device::Cpu {
+                    p.host_scalar.clone_from(&value.v.origin);
+                }
                 p
             } else if value.v.is_tensorish() || value.v.kind == ValueKind::Host {
                 value.v.clone()
@@ -1748,6 +1813,16 @@ impl<'a> Lowerer<'a> {
             }
         }
 
+        // A function imported from elsewhere that by its name returns sizes
+        // (`F.get_image_size(img)`, `get_dimensions`): host numbers, not a tensor.
+        if let Some(q) = qualified.as_deref() {
+            if t::returns_sizes(q.rsplit('.').next().unwrap_or(q)) && !self.is_local(q) {
+                let mut v = Value::unknown(span);
+                v.reads = reads;
+                return Val::new(v);
+            }
+        }
+
         // Calling a value: a module (`model(x)`, `nn.MSELoss()(a, b)`), or anything else.
         let callee = match &*c.func {
             Expr::Name(n) if self.is_local(n.id.as_str()) => Some(self.eval(&c.func)),
@@ -2107,6 +2182,11 @@ impl<'a> Lowerer<'a> {
         // Any other torch function given tensors computes on them (`torch.cat`, `F.linear`);
         // given none, nothing is known (`torch.get_default_dtype()`).
         let first = arg_tensors.first().cloned()?;
+        // Given a device (`torch.sparse_coo_tensor(indices, values, device=d)`), it builds its
+        // result there and copies what it is given: the tensors do not meet.
+        if let Some(d) = kw("device").filter(|d| d.kind == ValueKind::Device) {
+            return Some(Val::new(tensor(span, d.device.clone(), d.origin.clone())));
+        }
         if !t::HOST_ARGUMENT_FUNCTIONS.contains(&last) {
             self.maybe_op(last, arg_tensors.to_vec(), span.clone());
         }
@@ -2165,6 +2245,17 @@ impl<'a> Lowerer<'a> {
     /// read out of a tensor (`x.tolist()`), or what a `NumPy` function returns (`np.arange(n)`).
     fn is_host_data(&self, expr: Option<&Expr>, value: Option<&Val>) -> bool {
         if is_sequence_literal(expr) || value.is_some_and(|v| v.v.kind == ValueKind::Host) {
+            return true;
+        }
+        // A local value known not to be a tensor (a list, a slice of one, a comprehension).
+        let local = match expr {
+            Some(Expr::Subscript(sub)) => &*sub.value,
+            Some(other) => other,
+            None => return false,
+        };
+        if matches!(local, Expr::Name(_) | Expr::ListComp(_))
+            && value.is_some_and(|v| v.v.kind == ValueKind::Other && v.v.device == Device::Unknown)
+        {
             return true;
         }
         let Some(Expr::Call(call)) = expr else {
@@ -2670,7 +2761,9 @@ impl<'a> Lowerer<'a> {
             self.emit(EventKind::Synchronize, span.clone());
             return Val::new(Value::unknown(span));
         }
-        if name == "empty_cache" {
+        // `torch.cuda.empty_cache()` through an alias of a device module (`device_module`,
+        // `get_accelerator()`), not another object's cache (`transform.empty_cache()`).
+        if name == "empty_cache" && t::names_device_module(self.src_of(&*a.value)) {
             self.emit(EventKind::EmptyCache, span.clone());
             return Val::new(Value::unknown(span));
         }

@@ -325,6 +325,38 @@ pub(crate) fn names_dtype(arg: &str) -> bool {
     .any(|w| a.contains(w))
 }
 
+/// Whether a function's name says it returns sizes or counts (host numbers): `get_image_size`,
+/// `get_dimensions`, `num_classes`, `count_params`.
+pub(crate) fn returns_sizes(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.ends_with("size")
+        || n.ends_with("sizes")
+        || n.ends_with("shape")
+        || n.ends_with("dimensions")
+        || n.starts_with("num_")
+        || n.starts_with("count_")
+        || n.starts_with("len_")
+}
+
+/// Whether a receiver (its source text) names a device module or an accelerator, whose
+/// `empty_cache()` is the caching allocator's: `torch.cuda`, `device_module`, `torch.mps`,
+/// `get_accelerator()`, `getattr(torch, device_type)`.
+pub(crate) fn names_device_module(receiver: &str) -> bool {
+    let r = receiver.to_ascii_lowercase();
+    [
+        "cuda",
+        "torch",
+        "mps",
+        "xpu",
+        "npu",
+        "device",
+        "accelerator",
+        "backend",
+    ]
+    .iter()
+    .any(|w| r.contains(w))
+}
+
 /// Whether a callee (its source text) sleeps or busy-waits: `time.sleep`, `precise_sleep`,
 /// `busy_wait`, `asyncio.sleep`. A timer reading given to one paces a loop.
 pub(crate) fn is_sleep_call(callee: &str) -> bool {

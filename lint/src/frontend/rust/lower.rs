@@ -142,7 +142,7 @@ pub(super) fn is_binary_path(path: &Path) -> bool {
         || name == "build.rs"
         || path
             .components()
-            .any(|c| matches!(c.as_os_str().to_str(), Some("bin" | "examples")))
+            .any(|c| matches!(c.as_os_str().to_str(), Some("bin" | "examples" | "example")))
 }
 
 /// Whether every function in the file is test code: a test, bench or example target, or a file
@@ -157,7 +157,7 @@ pub(crate) fn is_test_path(path: &Path) -> bool {
         || path.components().any(|c| {
             matches!(
                 c.as_os_str().to_str(),
-                Some("tests" | "benches" | "examples")
+                Some("tests" | "benches" | "examples" | "example")
             )
         })
 }
@@ -498,6 +498,7 @@ impl<'a> Lowerer<'a> {
             def_loop: st.loop_stack.last().copied(),
             assigned_in: Vec::new(),
             derived_from: derived,
+            moved: false,
         });
         value.var = None;
         st.env.push(value);
