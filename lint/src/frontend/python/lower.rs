@@ -2800,7 +2800,15 @@ impl<'a> Lowerer<'a> {
                 v.reads = reads;
                 return Val::new(v);
             }
-            if !t::CROSS_DEVICE_METHODS.contains(&name) && !t::SHAPE_METHODS.contains(&name) {
+            // `td.set(key, t)` on what is taken for a tensor but is a container of tensors (a `TensorDict`, which
+            // moves what it stores to its own device): a store, not an op.
+            // (A `torch.Tensor` has none of these methods.)
+            let stores = matches!(name, "update" | "append" | "extend")
+                || name.starts_with("set") && !name.ends_with('_');
+            if !t::CROSS_DEVICE_METHODS.contains(&name)
+                && !t::SHAPE_METHODS.contains(&name)
+                && !stores
+            {
                 // `acc.add_(x)`: updated in place, the receiver is the op's output.
                 let in_place = name.ends_with('_') && !name.starts_with('_');
                 let mut operands = vec![if in_place {
