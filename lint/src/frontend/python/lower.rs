@@ -720,7 +720,16 @@ impl<'a> Lowerer<'a> {
             }
             Stmt::Assign(a) => {
                 let before = self.st().func.events.len();
+                // `metrics["loss"] = loss.item()`: a value for the logger.
+                let logged = matches!(a.targets.as_slice(), [Expr::Subscript(sub)]
+                    if t::names_metrics(self.src_of(&*sub.value)));
+                if logged {
+                    self.st().log_depth += 1;
+                }
                 let value = self.eval(&a.value);
+                if logged {
+                    self.st().log_depth -= 1;
+                }
                 if let [Expr::Name(n)] = a.targets.as_slice() {
                     let reads = self.timer_reads_since(before);
                     let st = self.st();
@@ -1729,7 +1738,10 @@ impl<'a> Lowerer<'a> {
             Expr::Attribute(a) if qualified.is_none() => Some(a.attr.id.as_str()),
             _ => None,
         };
-        let is_log = t::is_log_call(qualified.as_deref(), method);
+        // `metrics_to_log.update({"loss": loss.item()})`: filling a dict of metrics for the logger.
+        let fills_metrics = matches!(&*c.func, Expr::Attribute(a)
+            if a.attr.id.as_str() == "update" && t::names_metrics(self.src_of(&*a.value)));
+        let is_log = t::is_log_call(qualified.as_deref(), method) || fills_metrics;
         if is_log {
             self.st().log_depth += 1;
         }

@@ -357,6 +357,13 @@ pub(crate) fn names_device_module(receiver: &str) -> bool {
     .any(|w| r.contains(w))
 }
 
+/// Whether a dict (its source text) collects values for a logger: `metrics_to_log`, `metrics`,
+/// `log_dict`, `stats`.
+pub(crate) fn names_metrics(dict: &str) -> bool {
+    let d = dict.to_ascii_lowercase();
+    d.contains("metric") || d.contains("log") || d.contains("stats")
+}
+
 /// Whether a callee (its source text) sleeps or busy-waits: `time.sleep`, `precise_sleep`,
 /// `busy_wait`, `asyncio.sleep`. A timer reading given to one paces a loop.
 pub(crate) fn is_sleep_call(callee: &str) -> bool {
