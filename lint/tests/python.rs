@@ -217,3 +217,38 @@ fn should_take_findings_from_the_contents_given_not_a_second_read() {
     assert_eq!(rules, [Rule::MixedDeviceOp]);
     assert!(report.files[0].source.contains("torch.ones"));
 }
+
+const PICK_SECOND_GPU: &str = r#"
+import torch
+
+
+def collector_device():
+    return torch.device("cuda:1")
+"#;
+
+#[test]
+fn should_take_helpers_of_a_script_directory_for_script_code() {
+    // torchrl's sota-implementations/sac/utils.py (unseen round 5): beside `sac.py`, a Hydra
+    // program, in a directory that is not a package.
+    let settings = Settings::only(&[Rule::HardcodedDeviceOrdinal]);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("sac.py"),
+        "import hydra\n\n@hydra.main(config_path='', config_name='config')\ndef main(cfg):\n    pass\n",
+    )
+    .unwrap();
+    let utils = dir.path().join("utils.py");
+    let found = check_source(&utils, PICK_SECOND_GPU, &settings);
+    assert!(found.is_empty(), "a script directory's helper: {found:?}");
+
+    // The same helper in a package is library code.
+    let package = tempfile::tempdir().unwrap();
+    std::fs::write(package.path().join("__init__.py"), "").unwrap();
+    std::fs::write(
+        package.path().join("sac.py"),
+        "if __name__ == '__main__':\n    pass\n",
+    )
+    .unwrap();
+    let found = check_source(&package.path().join("utils.py"), PICK_SECOND_GPU, &settings);
+    assert_eq!(found.len(), 1, "a package's helper: {found:?}");
+}

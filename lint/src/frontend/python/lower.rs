@@ -124,14 +124,50 @@ fn is_binary_path(path: &Path, source: &str) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     name == "__main__.py"
         || name == "setup.py"
-        || source.contains("if __name__ == \"__main__\"")
-        || source.contains("if __name__ == '__main__'")
+        || is_script_source(source)
+        || path.parent().is_some_and(is_script_dir)
         || path.components().any(|c| {
             matches!(
                 c.as_os_str().to_str(),
                 Some("examples" | "example" | "scripts" | "bin" | "benchmark" | "benchmarks")
             )
         })
+}
+
+/// Whether a file's source runs as a program: a `__main__` guard or a Hydra entry point.
+fn is_script_source(source: &str) -> bool {
+    source.contains("if __name__ == \"__main__\"")
+        || source.contains("if __name__ == '__main__'")
+        || source.contains("@hydra.main")
+}
+
+/// Whether a directory holds scripts rather than a package: neither it nor its parent has an
+/// `__init__.py`, and one of its Python files runs as a program (torchrl's `sota-implementations/sac/`, a repository's
+/// `train/`): its helper modules are part of those programs. Cached per directory.
+fn is_script_dir(dir: &Path) -> bool {
+    use std::sync::{Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<HashMap<std::path::PathBuf, bool>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::default()));
+    if let Some(known) = cache.lock().ok().and_then(|c| c.get(dir).copied()) {
+        return known;
+    }
+    // (A directory without `__init__.py` inside a package is a namespace sub-package:
+    // `lerobot/rl/`.)
+    let in_package = |d: &Path| d.join("__init__.py").exists();
+    let scripts = !dir.as_os_str().is_empty()
+        && !in_package(dir)
+        && !dir.parent().is_some_and(in_package)
+        && std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries.flatten().any(|e| {
+                let p = e.path();
+                p.extension().is_some_and(|x| x == "py")
+                    && std::fs::read_to_string(&p).is_ok_and(|src| is_script_source(&src))
+            })
+        });
+    if let Ok(mut c) = cache.lock() {
+        c.insert(dir.to_path_buf(), scripts);
+    }
+    scripts
 }
 
 /// Files that by their name only process data on the host: tokenizers, image processors,
