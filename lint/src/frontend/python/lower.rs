@@ -623,7 +623,13 @@ impl<'a> Lowerer<'a> {
     fn bind(&mut self, name: &str, mut value: Value) -> BindingId {
         let st = self.st();
         value.var = None;
-        let derived = crate::frontend::derived_from(&st.func.bindings, &value.reads);
+        // A number read out of a tensor carries no device: what is computed from it is not
+        // computed from that tensor (for the parameter-meet summaries).
+        let derived = if value.kind == ValueKind::Host {
+            Vec::new()
+        } else {
+            crate::frontend::derived_from(&st.func.bindings, &value.reads)
+        };
         // `x = x.to(device)` of a parameter, outside any branch or loop: a new binding, moved.
         let moved = st.branch_depth == 0
             && st.loop_stack.is_empty()

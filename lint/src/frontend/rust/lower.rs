@@ -492,7 +492,13 @@ impl<'a> Lowerer<'a> {
     fn bind(&mut self, name: &str, mut value: Value) -> BindingId {
         let st = self.st();
         let id = BindingId::try_from(st.func.bindings.len()).unwrap_or(BindingId::MAX);
-        let derived = crate::frontend::derived_from(&st.func.bindings, &value.reads);
+        // A number read out of a tensor carries no device: what is computed from it is not
+        // computed from that tensor (for the parameter-meet summaries).
+        let derived = if value.kind == ValueKind::Host {
+            Vec::new()
+        } else {
+            crate::frontend::derived_from(&st.func.bindings, &value.reads)
+        };
         st.func.bindings.push(Binding {
             name: name.to_string(),
             def_loop: st.loop_stack.last().copied(),
