@@ -1356,6 +1356,27 @@ impl<'a> Lowerer<'a> {
             Expr::Subscript(s) => {
                 let base = self.eval(&s.value);
                 let idx = self.eval(&s.slice);
+                // A table built on the host indexed with tensors (`n_idx[edge_index[:, mask]]`,
+                // `n_idx[subset] = ..`): PyTorch takes indices on the host or on the table's
+                // device, so tensors on an accelerator meet the table. (Host indices into a
+                // device tensor are fine: not an op.)
+                if base.v.is_tensor()
+                    && base.v.device == Device::Cpu
+                    && base.v.origin.as_ref().is_some_and(|o| !o.is_transfer)
+                {
+                    let indices: Vec<Value> = idx
+                        .tensors()
+                        .into_iter()
+                        .filter(|i| self.is_tensor_index(i))
+                        .collect();
+                    if !indices.is_empty() {
+                        let mut operands = vec![base.v.clone()];
+                        operands.extend(indices);
+                        // (Judged on forward paths only, as an opaque op: host tables indexed
+                        // in data-processing helpers are the common, host-only case.)
+                        self.maybe_op_of("index", operands, span.clone(), true);
+                    }
+                }
                 let mut v = base.v;
                 v.var = None;
                 v.reads.extend(idx.v.reads);
@@ -1577,6 +1598,24 @@ impl<'a> Lowerer<'a> {
             .params
             .iter()
             .find(|p| p.binding == Some(b))
+    }
+
+    /// Whether an index is a tensor: known to be one, or computed from a parameter the function
+    /// uses as a tensor (`subset[edge_index[0]]`), not an unannotated number (`table[i]`).
+    fn is_tensor_index(&self, v: &Value) -> bool {
+        if v.is_tensor() {
+            return true;
+        }
+        let Some(st) = self.stack.last() else {
+            return false;
+        };
+        v.kind == ValueKind::MaybeTensor
+            && v.var.iter().chain(v.reads.iter()).any(|&r| {
+                st.func
+                    .params
+                    .iter()
+                    .any(|p| p.binding == Some(r) && p.tensor_use)
+            })
     }
 
     /// Whether `v` is a parameter of the current function already used as a tensor.
