@@ -21,9 +21,10 @@ declare_rule! {
     /// A stateful sub-module of the model (its weights are on the model's device), a
     /// `torch.distributed` collective (NCCL takes accelerator tensors only; not in a file that sets
     /// up a gloo group), an in-place update of a 0-dim host tensor (`acc += loss`) and, on a
-    /// forward path, a host-built table indexed with tensors (`torch.eye(n)[target]`: PyTorch
+    /// forward path, a host-built table indexed with tensors (`torch.eye(n)[target]`: `PyTorch`
     /// takes indices on the host or on the table's device) are meeting points too. A 0-dim tch
-    /// `Tensor::from(number)` mixes with any device, as PyTorch's 0-dim tensors do. In Rust, a new CUDA device chosen where device-generic data is handled (candle's
+    /// `Tensor::from(number)` mixes with any device, as `PyTorch`'s 0-dim tensors do. In Rust, a
+    /// new CUDA device chosen where device-generic data is handled (candle's
     /// `Device::cuda_if_available(0)` in a method taking `self` or a function given tensors; not in
     /// a loader without either, a binary or a test) is hard-coded as well: candle gives every new
     /// CUDA device an id of its own, which the model's tensors do not share.
