@@ -141,7 +141,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 // A copy to the host waits for the work before it; it is not work left queued.
                 EventKind::Transfer {
                     to: Device::Cpu, ..
-                } if blocking(&source, &e.span) => false,
+                } if blocking(&func.events, &e.span) => false,
                 EventKind::DeviceWork { inputs } => {
                     inputs.is_empty() || inputs.iter().any(|v| on_device(checker, v))
                 }
@@ -160,7 +160,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 EventKind::Synchronize | EventKind::HostRead { .. } => true,
                 EventKind::Transfer {
                     to: Device::Cpu, ..
-                } => blocking(&source, &e.span),
+                } => blocking(&func.events, &e.span),
                 EventKind::Call { .. } => waiting.contains(&e.span),
                 _ => false,
             };
@@ -189,13 +189,14 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
     }
 }
 
-/// Whether the copy at `span` blocks the host (a `.cpu()` / `to_device(&Device::Cpu)` without
-/// `non_blocking=True`).
-fn blocking(source: &str, span: &Span) -> bool {
-    !source
-        .get(span.clone())
-        .unwrap_or("")
-        .contains("non_blocking=True")
+/// Whether the copy at `span` blocks the host: no `non_blocking=True` was recorded inside it
+/// ([`EventKind::NonBlocking`]).
+fn blocking(events: &[crate::ir::Event], span: &Span) -> bool {
+    !events.iter().any(|n| {
+        matches!(n.kind, EventKind::NonBlocking { .. })
+            && span.start <= n.span.start
+            && n.span.end <= span.end
+    })
 }
 
 /// Whether an operand of an op may hold device work: a tensor not known to be on the host, or

@@ -1758,7 +1758,7 @@ impl<'a> Lowerer<'a> {
             {
                 self.emit(EventKind::HostArith { read }, span.clone());
             }
-        } else if lhs.is_tensor() || rhs.is_tensor() {
+        } else if (lhs.is_tensor() || rhs.is_tensor()) && self.st().timer_live {
             self.device_work(span.clone(), &[lhs.clone(), rhs.clone()]);
         }
         // What a call returns (maybe a tensor) combined with a known device-generic tensor is

@@ -308,60 +308,73 @@ pub(crate) const COLLECTION_METHODS: &[&str] = &[
 /// Whether an argument of `.to(..)` (its source text) names a dtype rather than a device or a
 /// tensor: `dtype`, `self.dtype_float`, `torch_dtype`, `half_type`, `precision`.
 pub(crate) fn names_dtype(arg: &str) -> bool {
-    let a = arg.to_ascii_lowercase();
-    [
-        "dtype",
-        "type",
-        "float",
-        "half",
-        "bf16",
-        "fp16",
-        "fp32",
-        "precision",
-        "int",
-        "bool",
-    ]
-    .iter()
-    .any(|w| a.contains(w))
+    mentions_any(
+        arg,
+        &[
+            "dtype",
+            "type",
+            "float",
+            "half",
+            "bf16",
+            "fp16",
+            "fp32",
+            "precision",
+            "int",
+            "bool",
+        ],
+    )
 }
 
 /// Whether a function's name says it returns sizes or counts (host numbers): `get_image_size`,
 /// `get_dimensions`, `num_classes`, `count_params`.
 pub(crate) fn returns_sizes(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    n.ends_with("size")
-        || n.ends_with("sizes")
-        || n.ends_with("shape")
-        || n.ends_with("dimensions")
-        || n.starts_with("num_")
-        || n.starts_with("count_")
-        || n.starts_with("len_")
+    ["size", "sizes", "shape", "dimensions"]
+        .iter()
+        .any(|w| ends_with_ignore_case(name, w))
+        || ["num_", "count_", "len_"].iter().any(|w| {
+            name.get(..w.len())
+                .is_some_and(|p| p.eq_ignore_ascii_case(w))
+        })
+}
+
+/// Whether `text` ends with the lowercase word `w`, in any case.
+fn ends_with_ignore_case(text: &str, w: &str) -> bool {
+    text.len() >= w.len()
+        && text
+            .get(text.len() - w.len()..)
+            .is_some_and(|e| e.eq_ignore_ascii_case(w))
+}
+
+/// Whether source text mentions any of the lowercase `words`, in any case (names written by
+/// hand: `metrics_to_log`, `torch_dtype`, `deviceModule`).
+fn mentions_any(text: &str, words: &[&str]) -> bool {
+    let lower = text.to_ascii_lowercase();
+    words.iter().any(|w| lower.contains(w))
 }
 
 /// Whether a receiver (its source text) names a device module or an accelerator, whose
 /// `empty_cache()` is the caching allocator's: `torch.cuda`, `device_module`, `torch.mps`,
 /// `get_accelerator()`, `getattr(torch, device_type)`.
 pub(crate) fn names_device_module(receiver: &str) -> bool {
-    let r = receiver.to_ascii_lowercase();
-    [
-        "cuda",
-        "torch",
-        "mps",
-        "xpu",
-        "npu",
-        "device",
-        "accelerator",
-        "backend",
-    ]
-    .iter()
-    .any(|w| r.contains(w))
+    mentions_any(
+        receiver,
+        &[
+            "cuda",
+            "torch",
+            "mps",
+            "xpu",
+            "npu",
+            "device",
+            "accelerator",
+            "backend",
+        ],
+    )
 }
 
 /// Whether a dict (its source text) collects values for a logger: `metrics_to_log`, `metrics`,
 /// `log_dict`, `stats`.
 pub(crate) fn names_metrics(dict: &str) -> bool {
-    let d = dict.to_ascii_lowercase();
-    d.contains("metric") || d.contains("log") || d.contains("stats")
+    mentions_any(dict, &["metric", "log", "stats"])
 }
 
 /// Whether a callee (its source text) sleeps or busy-waits: `time.sleep`, `precise_sleep`,
