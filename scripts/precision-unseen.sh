@@ -15,16 +15,18 @@
 # at random (all of them where there are at most N; seeded: PRECISION_SEED, default 12), each with
 # the line of code it points at, for classifying by hand.
 #
-# Five pinned sets: UNSEEN_SET=1 (the default; the baseline set, read in docs/precision.md
+# Six pinned sets: UNSEEN_SET=1 (the default; the baseline set, read in docs/precision.md
 # "Unseen packages"), UNSEEN_SET=2 ("Unseen packages, round 2"), UNSEEN_SET=3 ("Unseen packages,
-# round 3"), UNSEEN_SET=4 ("Unseen packages, round 4") and UNSEEN_SET=5 ("Unseen packages, round 5").
+# round 3"), UNSEEN_SET=4 ("Unseen packages, round 4"), UNSEEN_SET=5 ("Unseen packages, round 5")
+# and UNSEEN_SET=6 ("Unseen packages, round 6").
 # Once a set's findings have been read and a rule tuned on them, its figure is a regression check:
 # pin a new set.
 #
 # Usage: scripts/precision-unseen.sh [-- EXTRA_PLACER_ARGS...]
-#   env: UNSEEN_SET (1 to 5), UNSEEN_DIR (default /work/scratch-unseen for set 1,
+#   env: UNSEEN_SET (1 to 6), UNSEEN_DIR (default /work/scratch-unseen for set 1,
 #        /work/scratch-unseen2 for set 2, /work/scratch-unseen3 for set 3, /work/scratch-unseen4
-#        for set 4, /work/scratch-unseen5 for set 5), PRECISION_SAMPLE, PRECISION_SEED,
+#        for set 4, /work/scratch-unseen5 for set 5, /work/scratch-unseen6 for set 6),
+#        PRECISION_SAMPLE, PRECISION_SEED,
 #        PLACER_BIN (a placer binary; else builds one)
 # Exits 1 if placer crashes (exit code other than 0/1, or a panic) on any package.
 set -euo pipefail
@@ -157,8 +159,32 @@ RUST_CRATES=(
 )
 default_dir=/work/scratch-unseen5
 ;;
+6)
+# Set 6: chosen 2026-11-24 and pinned before any finding was looked at, each at its latest release
+# on PyPI / crates.io that day (pure-Python wheels for Python 3.11). Passed over: diffusion_rs_core
+# (its candle is a fork copied from candle-transformers), candle-birnn (set 1's candle-lstm code base).
+PY_PACKAGES=(
+  pyro-ppl==1.9.2
+  tianshou==2.0.1
+  lightly==1.6.0
+  pykan==0.2.8
+  torchattacks==3.5.1
+  coqui-tts==0.28.0
+  nnunetv2==2.8.1
+  litgpt==0.5.13
+)
+RUST_CRATES=(
+  any-tts==0.2.0           # candle: TTS models (Kokoro, OmniVoice, Qwen3-TTS, VibeVoice, Voxtral)
+  qwen_tts==0.1.1          # candle: Qwen3-TTS talker, code predictor and codec decoder
+  wax-core==0.1.0          # candle: inference engine of a small LLM runner (loading, sampling, generation)
+  maolan-llama==0.0.4      # burn: Llama 3 model, KV cache and generation (vendored llama-burn)
+  bimm==0.19.4             # burn: image model layers and families (ResNet, Swin)
+  relearn==0.3.1           # tch: RL policies, critics, policy-gradient/TRPO/PPO updaters
+)
+default_dir=/work/scratch-unseen6
+;;
 *)
-  echo "error: UNSEEN_SET must be 1, 2, 3, 4 or 5" >&2
+  echo "error: UNSEEN_SET must be 1, 2, 3, 4, 5 or 6" >&2
   exit 2
   ;;
 esac

@@ -369,6 +369,18 @@ impl<'a> Program<'a> {
                 Callees::new()
             }
             CallTarget::Free { name } => {
+                // `module.function`: a function of the tree's module of that name (Python's
+                // `from ..utils import common_functions as c_f; c_f.to_device(..)`).
+                if let Some((module, function)) = name.rsplit_once('.') {
+                    let Some(free) = self.free.get(function) else {
+                        return Callees::new();
+                    };
+                    return free
+                        .iter()
+                        .copied()
+                        .filter(|r| module_of(&self.file(r.0).path) == Some(module))
+                        .collect();
+                }
                 let Some(free) = self.free.get(name.as_str()) else {
                     return Callees::new();
                 };
@@ -445,13 +457,27 @@ impl<'a> Program<'a> {
                 }
             }
         }
+        let subclasses = self.subclasses();
         while let Some(r) = work.pop() {
             if !forward.insert(r) {
                 continue;
             }
             for event in &self.function(r).events {
                 if let EventKind::Call { target, .. } = &event.kind {
-                    for callee in self.resolve_call(target, r.0) {
+                    // A base class's `forward` calling `self._forward(..)` runs the subclass's
+                    // override (a template method: mmaction2's losses, botorch's transforms).
+                    let overrides = match target {
+                        CallTarget::Method { self_type, name } => subclasses
+                            .get(self_type.as_str())
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|sub| self.methods.get(&(*sub, name.as_str())))
+                            .flatten()
+                            .copied()
+                            .collect(),
+                        CallTarget::Free { .. } => Vec::new(),
+                    };
+                    for callee in self.resolve_call(target, r.0).into_iter().chain(overrides) {
                         let f = self.function(callee);
                         if !f.meta.is_test && !forward.contains(&callee) {
                             work.push(callee);
@@ -461,6 +487,25 @@ impl<'a> Program<'a> {
             }
         }
         forward
+    }
+
+    /// Every Python class of the tree by each of its base classes, transitively (bounded depth).
+    fn subclasses(&self) -> HashMap<&'a str, Vec<&'a str>> {
+        let mut out: HashMap<&'a str, Vec<&'a str>> = HashMap::default();
+        for (&class, bases) in &self.bases {
+            let mut work: Vec<&'a str> = bases.clone();
+            let mut seen: HashSet<&'a str> = HashSet::default();
+            while let Some(base) = work.pop() {
+                if base == class || !seen.insert(base) || seen.len() > 64 {
+                    continue;
+                }
+                out.entry(base).or_default().push(class);
+                if let Some(more) = self.bases.get(base) {
+                    work.extend(more.iter().copied());
+                }
+            }
+        }
+        out
     }
 
     /// Computes what every function returns, device-wise, following calls (memoised; a
@@ -791,4 +836,14 @@ impl Diagnostic {
         });
         self
     }
+}
+
+/// The Python module a file defines, by its name: the file stem, or the package's directory for
+/// an `__init__.py`.
+fn module_of(path: &std::path::Path) -> Option<&str> {
+    let stem = path.file_stem()?.to_str()?;
+    if stem == "__init__" {
+        return path.parent()?.file_name()?.to_str();
+    }
+    Some(stem)
 }

@@ -252,3 +252,54 @@ fn should_take_helpers_of_a_script_directory_for_script_code() {
     let found = check_source(&package.path().join("utils.py"), PICK_SECOND_GPU, &settings);
     assert_eq!(found.len(), 1, "a package's helper: {found:?}");
 }
+
+const COMMON_FUNCTIONS: &str = "def to_device(x, tensor=None, device=None):
+    dv = device if device is not None else tensor.device
+    if x.device != dv:
+        x = x.to(dv)
+    return x
+";
+
+const PROXY_LOSS: &str = "import torch
+from torch import nn
+
+from ..utils import common_functions as c_f
+
+
+class ProxyLoss(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.proxy_labels = torch.arange(n)
+
+    def forward(self, emb, labels):
+        d_pos = torch.zeros(emb.shape[0])
+        d_pos = c_f.to_device(d_pos, tensor=emb)
+        return (emb * d_pos[:, None]).sum() + (c_f.to_device(self.proxy_labels, labels) == labels).sum()
+";
+
+#[test]
+fn should_follow_functions_of_a_package_module_imported_relatively() {
+    // pytorch-metric-learning: `c_f.to_device(x, tensor=y)` is a function of the tree that moves
+    // `x` where `y` is, not a callable that computes on both (P101) or leaves an attribute
+    // unmoved (P401).
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("pkg");
+    std::fs::create_dir_all(pkg.join("utils")).unwrap();
+    std::fs::create_dir_all(pkg.join("losses")).unwrap();
+    for init in ["__init__.py", "utils/__init__.py", "losses/__init__.py"] {
+        std::fs::write(pkg.join(init), "").unwrap();
+    }
+    std::fs::write(pkg.join("utils/common_functions.py"), COMMON_FUNCTIONS).unwrap();
+    std::fs::write(pkg.join("losses/proxy.py"), PROXY_LOSS).unwrap();
+    let report =
+        placer_lint::check_paths(std::slice::from_ref(&pkg), &Settings::default()).expect("check");
+    let rules: Vec<Rule> = report.diagnostics().map(|(_, d)| d.rule).collect();
+    assert!(rules.is_empty(), "{rules:?}");
+
+    // Without the module in the tree, the call is an unknown function given both tensors.
+    std::fs::remove_file(pkg.join("utils/common_functions.py")).unwrap();
+    let report =
+        placer_lint::check_paths(std::slice::from_ref(&pkg), &Settings::default()).expect("check");
+    let rules: Vec<Rule> = report.diagnostics().map(|(_, d)| d.rule).collect();
+    assert!(!rules.is_empty(), "the call is opaque without its module");
+}

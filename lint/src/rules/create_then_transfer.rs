@@ -1,6 +1,8 @@
 use std::collections::HashSet;
 
 use crate::checker::Checker;
+use crate::engine::meets::carries_binding;
+use crate::frontend::is_shape_factory;
 use crate::ir::{Device, EventKind, ValueKind};
 use crate::rule::{declare_rule, Violation};
 use crate::utils::written;
@@ -130,6 +132,39 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             if !device.is_hard_coded() || origin.is_transfer {
                 continue;
             }
+            // A function that copies data to the host before building this one works on the host
+            // on purpose (clustering with SciPy, then the result moved back): data it wraps
+            // (`torch.from_numpy(assignment)`), or a table it fills with the copied data, is
+            // built where that data is. A table of sizes only (`torch.eye(n)`) could have been
+            // built on the device all the same.
+            if origin.file == checker.file.id {
+                let copied: Vec<Option<u32>> = func
+                    .events
+                    .iter()
+                    .filter_map(|e| match &e.kind {
+                        EventKind::Transfer {
+                            to: Device::Cpu,
+                            source: copied,
+                            ..
+                        } if copied.kind != ValueKind::Module
+                            && e.span.end <= origin.span.start =>
+                        {
+                            Some(copied.var)
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                let sizes_only = is_shape_factory(factory_name(&checker.text(&origin.span)));
+                let host_work = !copied.is_empty()
+                    && (!sizes_only
+                        || copied
+                            .iter()
+                            .flatten()
+                            .any(|&b| carries_binding(func, source, b)));
+                if host_work {
+                    continue;
+                }
+            }
             // ...and goes somewhere else (a device that is not written in the code, or another one).
             let (target, _) = checker.resolve(to_value);
             if target == device || target == Device::Cpu {
@@ -159,4 +194,10 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             }
         }
     }
+}
+
+/// The called name of a factory call's text: `zeros` in `torch.zeros(n)` or `Tensor::zeros(..)`.
+fn factory_name(call: &str) -> &str {
+    let callee = call.split('(').next().unwrap_or(call);
+    callee.rsplit(['.', ':']).next().unwrap_or(callee).trim()
 }

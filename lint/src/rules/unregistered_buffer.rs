@@ -113,11 +113,15 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             // caller passed in (`self.target = target`) was placed by the caller; wrapper modules
             // built around such tensors are not moved with `.to()`.
             // A helper's result (`self.mapping = remap(n)`) is where the helper builds it.
-            let (device, origin) = if matches!(value.device, Device::Call(_)) {
+            let from_call = matches!(value.device, Device::Call(_));
+            let (device, origin) = if from_call {
                 checker.resolve(value)
             } else {
                 (value.device.clone(), value.origin.clone())
             };
+            // A helper of the tree known to return a tensor built on a hard-coded device
+            // (`self.prior = self._init_prior()`) gives a tensor, whatever its call's kind says.
+            let tensor = value.is_tensorish() || from_call && device.is_hard_coded();
             let placed = device == Device::Cached
                 || device == Device::Input && origin.as_ref().is_some_and(|o| !o.is_transfer)
                 || device.is_hard_coded() && origin.is_some();
@@ -128,19 +132,35 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 && methods
                     .iter()
                     .any(|&i| used_as_tensor(&file.functions[i], &file.source, attr));
-            if !value.is_tensorish() || !(placed || built_by_device_call) {
+            if !tensor || !(placed || built_by_device_call) {
                 continue;
             }
             // ...that construction does not register (another branch) and no method sets to
             // something that is not a tensor (a registration in a later method, such as a
             // resize, does not cover the plain attribute until it runs; `register_buffer` then
             // even refuses the existing name)...
+            // An optional tensor (`self.weight = None`, then `if w is not None: self.weight =
+            // torch.Tensor(w)`) is set to `None` during construction only as its default.
             let registered = methods.iter().any(|&i| {
                 file.functions[i].events.iter().any(|e| {
-                    matches!(&e.kind, EventKind::SetAttr { attr: a, registered, value }
-                        if a == attr
-                            && (*registered && construction.contains(&i)
-                                || !value.is_tensorish() && !reads_own_attr(&file.source, value)))
+                    let EventKind::SetAttr {
+                        attr: a,
+                        registered,
+                        value,
+                    } = &e.kind
+                    else {
+                        return false;
+                    };
+                    let constructing = construction.contains(&i);
+                    // A tensor, another attribute, an optional tensor's `None` default, or a
+                    // helper's host tensor.
+                    let maybe_tensor = value.is_tensorish()
+                        || reads_own_attr(&file.source, value)
+                        || constructing && is_none(&file.source, value)
+                        || matches!(value.device, Device::Call(_))
+                            && checker.resolve(value).0.is_hard_coded();
+                    let non_tensor = !maybe_tensor;
+                    a == attr && (*registered && constructing || non_tensor)
                 })
             });
             // ...or that another method manages itself (a placeholder replaced in `forward`)...
@@ -199,6 +219,11 @@ fn reads_own_attr(source: &str, value: &crate::ir::Value) -> bool {
     source
         .get(value.span.clone())
         .is_some_and(|text| text.starts_with("self."))
+}
+
+/// Whether `value` is the literal `None`.
+fn is_none(source: &str, value: &crate::ir::Value) -> bool {
+    source.get(value.span.clone()) == Some("None")
 }
 
 /// Whether `func` reads `self.<attr>` as a tensor: a tensor method called on it, directly or on

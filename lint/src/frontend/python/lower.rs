@@ -276,6 +276,9 @@ struct Lowerer<'a> {
     deep: bool,
     /// Local name -> qualified name (`th` -> `torch`, `zeros` -> `torch.zeros`).
     aliases: HashMap<String, String>,
+    /// Local name -> module name of the package's own modules imported relatively (`from
+    /// ..utils import common_functions as c_f`): their functions are functions of the tree.
+    tree_modules: HashMap<String, String>,
     /// Classes of this file, by name, in definition order.
     classes: Vec<(String, ClassInfo)>,
     class_stack: Vec<String>,
@@ -298,6 +301,7 @@ impl<'a> Lowerer<'a> {
             uses_torch: false,
             deep: false,
             aliases: HashMap::default(),
+            tree_modules: HashMap::default(),
             classes: Vec::new(),
             class_stack: Vec::new(),
             stack: Vec::new(),
@@ -335,6 +339,14 @@ impl<'a> Lowerer<'a> {
                         let local = alias.asname.as_ref().map_or(name, |a| a.id.as_str());
                         self.aliases
                             .insert(local.to_string(), format!("{}.{name}", module.id));
+                    }
+                }
+                Stmt::ImportFrom(i) => {
+                    for alias in &i.names {
+                        let name = alias.name.id.as_str();
+                        let local = alias.asname.as_ref().map_or(name, |a| a.id.as_str());
+                        self.tree_modules
+                            .insert(local.to_string(), name.to_string());
                     }
                 }
                 Stmt::FunctionDef(f) => self.collect_imports(&f.body),
@@ -473,8 +485,12 @@ impl<'a> Lowerer<'a> {
             };
             let text = self.src_of(value);
             let tensorish = match value {
-                // A plain function's result (`remap(n)`): may be a tensor; the checker resolves it.
+                // A plain function's result (`remap(n)`), or a method's of the class
+                // (`self._init_prior()`): may be a tensor; the checker resolves it.
                 Expr::Call(c) if matches!(&*c.func, Expr::Name(_)) => true,
+                Expr::Call(c) if matches!(&*c.func, Expr::Attribute(a) if is_self(&a.value)) => {
+                    true
+                }
                 // Any callable given a device (`self.rope_init_fn(config, device)`): may build a
                 // tensor there.
                 Expr::Call(c)
@@ -1916,6 +1932,26 @@ impl<'a> Lowerer<'a> {
             }
         }
 
+        // A function of one of the package's own modules (`c_f.to_device(x, tensor=y)`): a call
+        // of the tree, resolved in that module.
+        if let Expr::Attribute(a) = &*c.func {
+            if let Expr::Name(m) = &*a.value {
+                let func = a.attr.id.as_str();
+                let module = (!self.is_local(m.id.as_str()))
+                    .then(|| self.tree_modules.get(m.id.as_str()))
+                    .flatten();
+                if let Some(module) =
+                    module.filter(|_| func.starts_with(|c: char| c.is_lowercase()))
+                {
+                    let target = CallTarget::Free {
+                        name: format!("{module}.{func}"),
+                    };
+                    let args = call_args(&args, &kwargs);
+                    return Val::new(self.local_call(target, args, arg_tensors, span, reads));
+                }
+            }
+        }
+
         // Calling a value: a module (`model(x)`, `nn.MSELoss()(a, b)`), or anything else.
         let callee = match &*c.func {
             Expr::Name(n) if self.is_local(n.id.as_str()) => Some(self.eval(&c.func)),
@@ -2093,7 +2129,9 @@ impl<'a> Lowerer<'a> {
         reads: Reads,
     ) -> Value {
         let name = match &target {
-            CallTarget::Method { name, .. } | CallTarget::Free { name } => name.clone(),
+            CallTarget::Method { name, .. } | CallTarget::Free { name } => {
+                name.rsplit('.').next().unwrap_or(name).to_string()
+            }
         };
         let mut v = self.call_result(target, args, &arg_tensors, span.clone());
         self.maybe_op(&name, arg_tensors, span);
@@ -2399,10 +2437,12 @@ impl<'a> Lowerer<'a> {
             None if t::is_legacy_constructor(name) && c.arguments.args.is_empty() => {
                 (Device::Unknown, None)
             }
-            // `torch.as_tensor([..])`, `torch.as_tensor(np.arange(n))`, `torch.Tensor(array)`:
-            // host data wrapped on the host.
-            None if (name == "as_tensor" || t::is_legacy_constructor(name))
-                && self.is_host_data(c.arguments.args.first(), args.first()) =>
+            // `torch.as_tensor([..])`, `torch.as_tensor(np.arange(n))`: host data wrapped on the
+            // host. A legacy constructor (`torch.Tensor(weights)`, `torch.LongTensor(ids)`)
+            // always builds on the CPU: given a CUDA tensor it raises.
+            None if t::is_legacy_constructor(name)
+                || name == "as_tensor"
+                    && self.is_host_data(c.arguments.args.first(), args.first()) =>
             {
                 let text = "cpu".to_string();
                 (
@@ -2412,10 +2452,7 @@ impl<'a> Lowerer<'a> {
             }
             // `torch.ones(n, **tkwargs)`: the device may come in through the splat.
             None if kwargs.iter().any(|(k, _)| k.is_none()) => (Device::Unknown, None),
-            None if t::WRAPPING_FACTORIES.contains(&name)
-                || name == "as_tensor"
-                || t::is_legacy_constructor(name) && wrapped.is_some() =>
-            {
+            None if t::WRAPPING_FACTORIES.contains(&name) || name == "as_tensor" => {
                 // `torch.triu(x)` stays where `x` is.
                 let device = wrapped.map_or(Device::Unknown, |w| w.v.device.clone());
                 (device, wrapped.and_then(|w| w.v.origin.clone()))
