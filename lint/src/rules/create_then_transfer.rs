@@ -137,6 +137,13 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             // (`torch.from_numpy(assignment)`), or a table it fills with the copied data, is
             // built where that data is. A table of sizes only (`torch.eye(n)`) could have been
             // built on the device all the same.
+            // The caller's host data wrapped and uploaded (`torch.as_tensor(obs).cuda()` of NumPy
+            // observations, `Tensor::from_vec(data, ..)` of a `Vec` passed in): the upload is the
+            // one copy that data needs; there is nothing to build on the device instead.
+            if origin.file == checker.file.id && wraps_parameter(func, &checker.text(&origin.span))
+            {
+                continue;
+            }
             if origin.file == checker.file.id {
                 let copied: Vec<Option<u32>> = func
                     .events
@@ -200,4 +207,32 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
 fn factory_name(call: &str) -> &str {
     let callee = call.split('(').next().unwrap_or(call);
     callee.rsplit(['.', ':']).next().unwrap_or(callee).trim()
+}
+
+/// Whether a factory call's text wraps a parameter of `func` as its data:
+/// `torch.from_numpy(x)`, `torch.as_tensor(obs, dtype=..)`, `Tensor::from_vec(data, ..)`.
+fn wraps_parameter(func: &crate::ir::Function, call: &str) -> bool {
+    const WRAPPERS: &[&str] = &[
+        "from_numpy",
+        "as_tensor",
+        "tensor",
+        "frombuffer",
+        "from_dlpack",
+        "from_vec",
+        "from_slice",
+        "new",
+    ];
+    if !WRAPPERS.contains(&factory_name(call)) {
+        return false;
+    }
+    let Some((_, args)) = call.split_once('(') else {
+        return false;
+    };
+    let first = args
+        .split([',', ')'])
+        .next()
+        .unwrap_or("")
+        .trim()
+        .trim_start_matches('&');
+    func.params.iter().any(|p| p.name == first)
 }

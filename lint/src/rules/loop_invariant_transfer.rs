@@ -166,12 +166,20 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             if !to_value.reads.iter().all(|b| invariant(func, *b, lp)) {
                 continue;
             }
+            // Already moved there before the loop (`latent = latent.to(device)`, then
+            // `latent.to(device)` in it): the transfer returns the tensor itself and copies
+            // nothing.
+            let target = checker.text(&to_value.span);
+            let (_, origin) = checker.resolve(source);
+            if origin.is_some_and(|o| o.is_transfer && o.device_text == target) {
+                continue;
+            }
             let fix = hoist(&checker.file.source, &func.loops[lp as usize], &event.span);
             checker
                 .report(
                     &LoopInvariantTransfer {
                         value: checker.text(&source.span),
-                        target: checker.text(&to_value.span),
+                        target,
                     },
                     event.span.clone(),
                 )

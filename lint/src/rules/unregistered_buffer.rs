@@ -181,6 +181,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 checker.is_forward(i)
                     && f.events.iter().any(|e| {
                         matches!(&e.kind, EventKind::GetAttr { attr: a } if a == attr)
+                            && !index_or_store(&file.source, &e.span)
                             && !f.events.iter().any(|t| {
                                 matches!(&t.kind, EventKind::Transfer { source, .. }
                                     if source.span.start <= e.span.start
@@ -219,6 +220,58 @@ fn reads_own_attr(source: &str, value: &crate::ir::Value) -> bool {
     source
         .get(value.span.clone())
         .is_some_and(|text| text.starts_with("self."))
+}
+
+/// Whether the read at `read` meets nothing: it is the index of a subscript (`x[:, self.keep]`;
+/// host indices may index a tensor on any device), or the target of a store into it
+/// (`self.codes[:n] = codes.cpu()`).
+fn index_or_store(source: &str, read: &Span) -> bool {
+    let before = source.get(..read.start).unwrap_or("");
+    let mut depth = 0u32;
+    let mut opener = None;
+    for (at, c) in before.char_indices().rev() {
+        match c {
+            ')' | ']' | '}' => depth += 1,
+            '(' | '[' | '{' if depth > 0 => depth -= 1,
+            '(' | '[' | '{' => {
+                opener = Some((at, c));
+                break;
+            }
+            '\n' if depth == 0 => break,
+            _ => {}
+        }
+    }
+    let after = source.get(read.end..).unwrap_or("");
+    // (An index that is itself indexed, `means[self.mapping[x.long()]]`, meets that index.)
+    if let Some((at, '[')) = opener.filter(|_| !after.starts_with('[')) {
+        // A subscript, not a list literal: the bracket follows a name or a closing bracket.
+        let subscripted = before[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ')' || c == ']');
+        if subscripted {
+            return true;
+        }
+    }
+    let Some(rest) = after.strip_prefix('[') else {
+        return false;
+    };
+    let mut depth = 1u32;
+    for (at, c) in rest.char_indices() {
+        match c {
+            '[' | '(' => depth += 1,
+            ']' | ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    let tail = rest[at + 1..].trim_start();
+                    return tail.starts_with('=') && !tail.starts_with("==");
+                }
+            }
+            '\n' => return false,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Whether `value` is the literal `None`.

@@ -1090,9 +1090,28 @@ impl<'a> Lowerer<'a> {
                     span_of(a.range),
                 );
             }
+            // `best[idx] = loss[idx]` in a loop: `best` changes there.
+            Expr::Subscript(sub) => {
+                if let Expr::Name(n) = &*sub.value {
+                    self.note_mutated(n.id.as_str());
+                }
+                self.eval(target);
+            }
             _ => {
                 self.eval(target);
             }
+        }
+    }
+
+    /// Records that the tensor bound to `name` is changed in place (`name[i] = ..`,
+    /// `name.add_(..)`) in the current loop, if any.
+    fn note_mutated(&mut self, name: &str) {
+        let st = self.st();
+        let Some(lp) = st.loop_stack.last().copied() else {
+            return;
+        };
+        if let Some(&id) = st.names.get(name) {
+            st.func.bindings[id as usize].assigned_in.push(Some(lp));
         }
     }
 
@@ -1839,6 +1858,14 @@ impl<'a> Lowerer<'a> {
         let fills_metrics = matches!(&*c.func, Expr::Attribute(a)
             if a.attr.id.as_str() == "update" && t::names_metrics(self.src_of(&*a.value)));
         let is_log = t::is_log_call(qualified.as_deref(), method) || fills_metrics;
+        // `best.copy_(..)`, `acc.add_(..)`: an in-place change of the receiver.
+        if let (Some(m), Expr::Attribute(a)) = (method, &*c.func) {
+            if let Expr::Name(n) = &*a.value {
+                if m.ends_with('_') && !m.starts_with('_') {
+                    self.note_mutated(n.id.as_str());
+                }
+            }
+        }
         if is_log {
             self.st().log_depth += 1;
         }
@@ -1855,6 +1882,16 @@ impl<'a> Lowerer<'a> {
         }
         if t::is_sleep_call(self.src_of(&*c.func)) {
             self.mark_pacing(c, before);
+        }
+        // `parser.add_argument("--device", default="cuda:0")`: CLI parsing, where the user
+        // chooses the device; an ordinal there is a default they can override.
+        if matches!(method, Some("add_argument" | "add_option")) {
+            let events = &mut self.st().func.events;
+            let tail = events.split_off(before);
+            events.extend(
+                tail.into_iter()
+                    .filter(|e| !matches!(e.kind, EventKind::DeviceOrdinal { .. })),
+            );
         }
         // `torch.gather(output, ..)`, `F.softmax(scores[0], ..)`: the parameters passed there
         // are tensors.
@@ -1900,9 +1937,18 @@ impl<'a> Lowerer<'a> {
         let mut all: Vec<&Value> = args.iter().map(|a| &a.v).collect();
         all.extend(kwargs.iter().map(|(_, v)| &v.v));
         let reads = reads_of(&all);
+        // Sizes are not operands: `F.interpolate(x, size=[rnd, rnd])` with a host random size
+        // reads it on the host.
         let arg_tensors: Vec<Value> = args
             .iter()
-            .chain(kwargs.iter().map(|(_, v)| v))
+            .chain(
+                kwargs
+                    .iter()
+                    .filter(|(k, _)| {
+                        !matches!(k, Some("size" | "output_size" | "scale_factor" | "shape"))
+                    })
+                    .map(|(_, v)| v),
+            )
             .flat_map(Val::tensors)
             .collect();
         if let Some(q) = qualified.as_deref() {
@@ -2291,7 +2337,11 @@ impl<'a> Lowerer<'a> {
                 Some(d) => tensor(span.clone(), d.device.clone(), None),
                 None => match base {
                     Some(b) => {
-                        let mut v = tensor(span.clone(), b.device.clone(), None);
+                        // `torch.full_like(lb, n)` of a default-dtype helper `lb` built where the
+                        // input is: the same helper's dtype (kept for the dtype rule).
+                        let same_dtype = b.device == Device::Input && kw("dtype").is_none();
+                        let origin = b.origin.clone().filter(|_| same_dtype);
+                        let mut v = tensor(span.clone(), b.device.clone(), origin);
                         v.kind = b.kind;
                         v
                     }
@@ -2752,10 +2802,18 @@ impl<'a> Lowerer<'a> {
         };
 
         // Transfers: `.to(device)`, `.to(other)`, `.to(device=..)`, `.cuda()`, `.cpu()`.
-        if matches!(name, "to" | "cuda" | "cpu" | "type_as") && recv.v.kind != ValueKind::Host {
+        // `t.type(other.type())`: `other`'s type string names its device too
+        // (`'torch.cuda.FloatTensor'`), so it moves `t` there, as `type_as`.
+        let type_of_other = name == "type"
+            && matches!(c.arguments.args.first(), Some(Expr::Call(inner))
+                if inner.arguments.is_empty()
+                    && matches!(&*inner.func, Expr::Attribute(a) if a.attr.id.as_str() == "type"));
+        if (matches!(name, "to" | "cuda" | "cpu" | "type_as") || type_of_other)
+            && recv.v.kind != ValueKind::Host
+        {
             let target: Option<(Device, Option<Value>)> = match name {
                 // `t.type_as(other)` takes `other`'s dtype and device.
-                "type_as" => args.first().map(|a| {
+                "type_as" | "type" => args.first().map(|a| {
                     let device = if a.v.is_tensorish() {
                         a.v.device.clone()
                     } else {
