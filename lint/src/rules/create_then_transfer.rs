@@ -123,8 +123,14 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             // A function that then stores a tensor on the module builds a cache once (and again
             // when it grows), not a tensor per call (PyTorch: `self.register_buffer("w", w)`).
             let cached = func.events[at + 1..].iter().any(|e| {
+                // (An update of model state, `self.running_mean = torch.add(.., self.running_mean)`,
+                // is not such a cache.)
                 matches!(&e.kind, EventKind::SetAttr { value, registered, .. }
-                    if *registered || value.is_tensorish())
+                    if *registered
+                        || value.is_tensorish()
+                            && (value.device != Device::Cached
+                                || value.span.start <= event.span.start
+                                    && event.span.end <= value.span.end))
             });
             if cached {
                 continue;

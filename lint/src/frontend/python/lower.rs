@@ -259,6 +259,12 @@ struct ClassInfo {
     /// Every attribute any method assigns (`self.act = act`): `self.act(x)` calls what it holds,
     /// not a method inherited from a base class.
     assigned: HashSet<String>,
+    /// Buffers and parameters the class registers (`register_buffer("inv_freq", ..)`,
+    /// `self.w = nn.Parameter(..)`): model state, on the model's device once it is moved.
+    registered: HashSet<String>,
+    /// Methods `__init__` calls through `self`, transitively: construction code, run while the
+    /// model is still on the host.
+    construction: HashSet<String>,
 }
 
 // Independent facts about the file, each read in a different place: not a state machine.
@@ -424,6 +430,8 @@ impl<'a> Lowerer<'a> {
                     }
                     let class_source = self.src_of(c);
                     let assigned = assigned_attributes(class_source);
+                    let registered = registered_attributes(class_source);
+                    let construction = self.construction_methods(c);
                     let stateful = !submodules.is_empty()
                         || ["Parameter(", "register_buffer", "register_parameter"]
                             .iter()
@@ -437,6 +445,8 @@ impl<'a> Lowerer<'a> {
                             stateful,
                             tensor_attrs,
                             assigned,
+                            registered,
+                            construction,
                         },
                     ));
                     self.collect_classes(&c.body);
@@ -451,6 +461,43 @@ impl<'a> Lowerer<'a> {
                 _ => {}
             }
         }
+    }
+
+    /// `__init__` and the methods of `c` it calls through `self` (`self._init_weights(..)`),
+    /// transitively, by name.
+    fn construction_methods(&self, c: &ast::StmtClassDef) -> HashSet<String> {
+        let sources: HashMap<&str, &str> = c
+            .body
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::FunctionDef(f) => Some((f.name.id.as_str(), self.src_of(f))),
+                _ => None,
+            })
+            .collect();
+        let mut out: HashSet<String> = HashSet::default();
+        let mut work = vec!["__init__"];
+        while let Some(name) = work.pop() {
+            if !out.insert(name.to_string()) {
+                continue;
+            }
+            let Some(src) = sources.get(name) else {
+                continue;
+            };
+            for (i, _) in src.match_indices("self.") {
+                let rest = &src[i + 5..];
+                let len = rest
+                    .bytes()
+                    .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                    .count();
+                let callee = &rest[..len];
+                if rest[len..].starts_with('(') && callee != "forward" {
+                    if let Some((&k, _)) = sources.get_key_value(callee) {
+                        work.push(k);
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// The attributes a constructor body sets to a `torch` call, a plain function's result, a
@@ -1167,6 +1214,38 @@ impl<'a> Lowerer<'a> {
             .is_some_and(|c| c.tensor_attrs.contains(attr))
     }
 
+    /// Whether `self.attr` is a buffer or parameter the current method's class registers.
+    fn is_registered_attr(&self, attr: &str) -> bool {
+        self.stack
+            .last()
+            .and_then(|s| s.func.meta.self_type.as_deref())
+            .and_then(|c| self.class(c))
+            .is_some_and(|c| c.registered.contains(attr))
+    }
+
+    /// Whether `self.attr` is a sub-module `__init__` built.
+    fn is_submodule(&self, attr: &str) -> bool {
+        self.stack
+            .last()
+            .and_then(|s| s.func.meta.self_type.as_deref())
+            .and_then(|c| self.class(c))
+            .is_some_and(|c| c.submodules.contains_key(attr))
+    }
+
+    /// Whether the current function is construction code (`__init__` or a method it calls):
+    /// the model's state is still on the host there.
+    fn in_init(&self) -> bool {
+        self.stack.last().is_some_and(|s| {
+            s.func.meta.name == "__init__"
+                || s.func
+                    .meta
+                    .self_type
+                    .as_deref()
+                    .and_then(|c| self.class(c))
+                    .is_some_and(|c| c.construction.contains(&s.func.meta.name))
+        })
+    }
+
     fn in_method(&self) -> bool {
         self.stack
             .last()
@@ -1538,12 +1617,32 @@ impl<'a> Lowerer<'a> {
                     span.clone(),
                 );
             }
+            // A registered buffer or parameter read outside `__init__`: model state, on the
+            // model's device (`torch.outer(t, self.inv_freq)` meets it there).
+            if self.is_registered_attr(attr) && !self.in_init() {
+                let mut v = tensor(span, Device::Cached, None);
+                v.kind = ValueKind::Tensor;
+                return Val::new(v);
+            }
             let mut v = Value::unknown(span);
             if t::is_device_name(attr) {
                 v.kind = ValueKind::Device;
                 v.device = Device::Cached;
             }
             return Val::new(v);
+        }
+        // `self.proj.weight`: a sub-module's parameter, on the model's device.
+        if let Expr::Attribute(inner) = &*a.value {
+            if matches!(attr, "weight" | "bias")
+                && is_self(&inner.value)
+                && self.in_method()
+                && !self.in_init()
+                && self.is_submodule(inner.attr.id.as_str())
+            {
+                let mut v = tensor(span, Device::Cached, None);
+                v.kind = ValueKind::Tensor;
+                return Val::new(v);
+            }
         }
         if self.qualified(&a.value).is_some() {
             // `torch.float32`, `np.pi`, `config.hidden_size`: not a tensor.
@@ -2714,8 +2813,17 @@ impl<'a> Lowerer<'a> {
                 .last()
                 .and_then(|s| s.func.meta.self_type.clone());
             if name == "register_buffer" || name == "register_parameter" {
+                // `register_buffer("bank", tensor=torch.empty(..))`: the value by keyword too.
+                let value = args.get(1).or_else(|| {
+                    ["tensor", "param"].iter().find_map(|k| {
+                        kwargs
+                            .iter()
+                            .find(|(name, _)| *name == Some(*k))
+                            .map(|(_, v)| v)
+                    })
+                });
                 if let (Some(Expr::StringLiteral(s)), Some(value)) =
-                    (c.arguments.args.first(), args.get(1))
+                    (c.arguments.args.first(), value)
                 {
                     self.emit(
                         EventKind::SetAttr {
@@ -3085,6 +3193,48 @@ fn assigned_attributes(class_source: &str) -> HashSet<String> {
             out.insert(rest[..len].to_string());
         }
     }
+    out
+}
+
+/// The buffers and parameters a class's source registers: `register_buffer("name", ..)`,
+/// `register_parameter("name", ..)`, `self.name = nn.Parameter(..)`.
+fn registered_attributes(class_source: &str) -> HashSet<String> {
+    let mut out = HashSet::default();
+    let mut plain: HashSet<String> = HashSet::default();
+    for call in ["register_buffer(", "register_parameter("] {
+        for (i, _) in class_source.match_indices(call) {
+            let rest = class_source[i + call.len()..].trim_start();
+            let Some(quote) = rest.chars().next().filter(|c| *c == '"' || *c == '\'') else {
+                continue;
+            };
+            if let Some(name) = rest[1..].split(quote).next() {
+                out.insert(name.to_string());
+            }
+        }
+    }
+    for (i, _) in class_source.match_indices("self.") {
+        let rest = &class_source[i + 5..];
+        let len = rest
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            .count();
+        let after = rest[len..].trim_start_matches([' ', '\t']);
+        let Some(value) = after.strip_prefix('=').filter(|v| !v.starts_with('=')) else {
+            continue;
+        };
+        let value = value.trim_start();
+        if ["nn.Parameter(", "torch.nn.Parameter(", "Parameter("]
+            .iter()
+            .any(|p| value.starts_with(p))
+        {
+            out.insert(rest[..len].to_string());
+        } else {
+            plain.insert(rest[..len].to_string());
+        }
+    }
+    // A name also assigned a plain value (`self.band = band[:-1]`, made a parameter only when
+    // trainable) may hold a host tensor: not known to be model state.
+    out.retain(|name| !plain.contains(name));
     out
 }
 
