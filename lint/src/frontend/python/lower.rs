@@ -429,8 +429,7 @@ impl<'a> Lowerer<'a> {
                         }
                     }
                     let class_source = self.src_of(c);
-                    let assigned = assigned_attributes(class_source);
-                    let registered = registered_attributes(class_source);
+                    let (assigned, registered) = class_attributes(class_source);
                     let construction = self.construction_methods(c);
                     let stateful = !submodules.is_empty()
                         || ["Parameter(", "register_buffer", "register_parameter"]
@@ -3168,11 +3167,15 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-/// The targets and the value of an assignment (`a = b`, `a: T = b`).
-/// The attributes a class's source assigns through `self.<name> =` (also `+=`, annotated and
-/// tuple targets): a cheap scan of the text, since any method may set them.
-fn assigned_attributes(class_source: &str) -> HashSet<String> {
-    let mut out = HashSet::default();
+/// One pass over a class's source for `self.<name>`: every attribute any method assigns
+/// (`self.act = act`, `self.x += ..`, `self.a, self.b = ..`), and the buffers and parameters it
+/// registers (`self.register_buffer("name", ..)`, `self.register_parameter("name", ..)`,
+/// `self.name = nn.Parameter(..)`), less the names also assigned a plain value (`self.band =
+/// band[:-1]`, made a parameter only when trainable: not known to be model state).
+fn class_attributes(class_source: &str) -> (HashSet<String>, HashSet<String>) {
+    let mut assigned = HashSet::default();
+    let mut registered: HashSet<String> = HashSet::default();
+    let mut plain: HashSet<String> = HashSet::default();
     for (i, _) in class_source.match_indices("self.") {
         let rest = &class_source[i + 5..];
         let len = rest
@@ -3182,60 +3185,41 @@ fn assigned_attributes(class_source: &str) -> HashSet<String> {
         if len == 0 {
             continue;
         }
+        let name = &rest[..len];
         let after = rest[len..].trim_start_matches([' ', '\t']);
+        if matches!(name, "register_buffer" | "register_parameter") {
+            let args = after.strip_prefix('(').unwrap_or("").trim_start();
+            if let Some(quote) = args.chars().next().filter(|c| *c == '"' || *c == '\'') {
+                if let Some(registered_name) = args[1..].split(quote).next() {
+                    registered.insert(registered_name.to_string());
+                }
+            }
+            continue;
+        }
         let assigns = (after.starts_with('=') && !after.starts_with("=="))
             || after.starts_with(',')
             || after.starts_with(':')
             || after.len() > 1
                 && after.as_bytes()[1] == b'='
                 && matches!(after.as_bytes()[0], b'+' | b'-' | b'*' | b'/' | b'|' | b'&');
-        if assigns {
-            out.insert(rest[..len].to_string());
+        if !assigns {
+            continue;
         }
-    }
-    out
-}
-
-/// The buffers and parameters a class's source registers: `register_buffer("name", ..)`,
-/// `register_parameter("name", ..)`, `self.name = nn.Parameter(..)`.
-fn registered_attributes(class_source: &str) -> HashSet<String> {
-    let mut out = HashSet::default();
-    let mut plain: HashSet<String> = HashSet::default();
-    for call in ["register_buffer(", "register_parameter("] {
-        for (i, _) in class_source.match_indices(call) {
-            let rest = class_source[i + call.len()..].trim_start();
-            let Some(quote) = rest.chars().next().filter(|c| *c == '"' || *c == '\'') else {
-                continue;
-            };
-            if let Some(name) = rest[1..].split(quote).next() {
-                out.insert(name.to_string());
+        assigned.insert(name.to_string());
+        if let Some(value) = after.strip_prefix('=').filter(|v| !v.starts_with('=')) {
+            let value = value.trim_start();
+            if ["nn.Parameter(", "torch.nn.Parameter(", "Parameter("]
+                .iter()
+                .any(|p| value.starts_with(p))
+            {
+                registered.insert(name.to_string());
+            } else {
+                plain.insert(name.to_string());
             }
         }
     }
-    for (i, _) in class_source.match_indices("self.") {
-        let rest = &class_source[i + 5..];
-        let len = rest
-            .bytes()
-            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
-            .count();
-        let after = rest[len..].trim_start_matches([' ', '\t']);
-        let Some(value) = after.strip_prefix('=').filter(|v| !v.starts_with('=')) else {
-            continue;
-        };
-        let value = value.trim_start();
-        if ["nn.Parameter(", "torch.nn.Parameter(", "Parameter("]
-            .iter()
-            .any(|p| value.starts_with(p))
-        {
-            out.insert(rest[..len].to_string());
-        } else {
-            plain.insert(rest[..len].to_string());
-        }
-    }
-    // A name also assigned a plain value (`self.band = band[:-1]`, made a parameter only when
-    // trainable) may hold a host tensor: not known to be model state.
-    out.retain(|name| !plain.contains(name));
-    out
+    registered.retain(|name| !plain.contains(name));
+    (assigned, registered)
 }
 
 fn assignment(stmt: &Stmt) -> Option<(&[Expr], &Expr)> {
