@@ -1219,6 +1219,23 @@ impl<'a> Lowerer<'a> {
             }
         }
 
+        // `vb.get((n, d), "weight")`, `vb.pp("emb").get(..)`: a weight the VarBuilder loads on
+        // its device, which is the model's.
+        if matches!(
+            name,
+            "get"
+                | "get_with_hints"
+                | "get_with_hints_dtype"
+                | "get_unchecked"
+                | "get_unchecked_dtype"
+        ) && names_var_builder(&m.receiver)
+        {
+            let mut v = tensor(span, Device::Cached, None);
+            v.kind = ValueKind::Tensor;
+            v.reads = reads;
+            return Val::new(v);
+        }
+
         // Transfers.
         if t::TRANSFERS.contains(&name) {
             let target = match name {
@@ -2291,5 +2308,30 @@ fn is_scalar_operand(e: &syn::Expr) -> bool {
         syn::Expr::Path(_) => true,
         syn::Expr::MethodCall(m) => is_scalar_operand(&m.receiver),
         other => is_scalar_expr(other),
+    }
+}
+
+/// Whether `e` is a candle `VarBuilder` by its name (`vb`, `vb_attn`, `&vb`, `self.vb`), or a
+/// prefixed one (`vb.pp("attn")`, `vb.push_prefix(..)`).
+fn names_var_builder(e: &Expr) -> bool {
+    let named = |name: &str| {
+        name == "vb"
+            || name.starts_with("vb_")
+            || name.ends_with("_vb")
+            || name == "var_builder"
+            || name == "varbuilder"
+    };
+    match e {
+        Expr::Path(p) => p.path.get_ident().is_some_and(|i| named(&i.to_string())),
+        Expr::Field(f) => matches!(&f.member, syn::Member::Named(n) if named(&n.to_string())),
+        Expr::Reference(r) => names_var_builder(&r.expr),
+        Expr::Paren(p) => names_var_builder(&p.expr),
+        Expr::MethodCall(m) => {
+            matches!(
+                m.method.to_string().as_str(),
+                "pp" | "push_prefix" | "set_prefix" | "set_dtype" | "set_device" | "clone"
+            ) && names_var_builder(&m.receiver)
+        }
+        _ => false,
     }
 }

@@ -302,6 +302,9 @@ pub(crate) const ANCHORS: &[&str] = &[
     "f64::try_from",
     "Vec::try_from",
     ">::try_from",
+    // A candle `VarBuilder`'s weights, on the model's device (`vb.get(..)`, `vb.pp(..)`).
+    "VarBuilder",
+    "vb.",
 ];
 
 /// Anchors that count only as a whole identifier (`.cuda()`, `.cpu()`, `self.dev`): as substrings
