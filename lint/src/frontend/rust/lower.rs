@@ -1219,6 +1219,29 @@ impl<'a> Lowerer<'a> {
             }
         }
 
+        // `masks.push(t)` into a local `Vec`: its elements are tensors where `t` is, which a
+        // later `Tensor::cat(&masks, 0)` keeps.
+        if name == "push" && args.len() == 1 && args[0].v.is_tensorish() {
+            if let Expr::Path(p) = &*m.receiver {
+                if let Some(id) = p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                    let st = self.st();
+                    let old = st.env[id as usize].clone();
+                    let mut pushed = args[0].v.clone();
+                    pushed.var = None;
+                    pushed.kind = ValueKind::MaybeTensor;
+                    pushed.span = old.span.clone();
+                    st.env[id as usize] = if old.is_tensorish() {
+                        join(old, pushed)
+                    } else {
+                        pushed
+                    };
+                    let mut v = Value::unknown(span);
+                    v.reads = reads;
+                    return Val::new(v);
+                }
+            }
+        }
+
         // `vb.get((n, d), "weight")`, `vb.pp("emb").get(..)`: a weight the VarBuilder loads on
         // its device, which is the model's.
         if matches!(
