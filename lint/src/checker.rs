@@ -346,10 +346,17 @@ impl<'a> Program<'a> {
         match target {
             CallTarget::Method { self_type, name } => {
                 // The type's own method, else the nearest base class's that has it (Python
-                // classes of the tree, bases named by their last path segment; first base first,
-                // as Python's method resolution order for single inheritance).
-                let mut ty = self_type.as_str();
-                for _ in 0..16 {
+                // classes of the tree, bases named by their last path segment), bases searched
+                // depth first, left to right: Python's method resolution order except for
+                // diamonds. A base outside the tree (`nn.Module`) defines none of the tree's
+                // methods, so `class M(nn.Module, Mixin)` finds `Mixin`'s.
+                let mut work: Vec<&str> = vec![self_type.as_str()];
+                let mut seen: Vec<&str> = Vec::new();
+                while let Some(ty) = work.pop() {
+                    if seen.contains(&ty) || seen.len() >= 32 {
+                        continue;
+                    }
+                    seen.push(ty);
                     if let Some(found) = self.methods.get(&(ty, name.as_str())) {
                         // A type of the caller's own file shadows same-named types elsewhere
                         // (every candle model file has its own `MLP`).
@@ -361,9 +368,8 @@ impl<'a> Program<'a> {
                             local
                         };
                     }
-                    match self.bases.get(ty).and_then(|b| b.first()) {
-                        Some(base) if *base != ty => ty = base,
-                        _ => break,
+                    if let Some(bases) = self.bases.get(ty) {
+                        work.extend(bases.iter().rev().copied());
                     }
                 }
                 Callees::new()

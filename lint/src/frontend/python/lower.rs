@@ -861,6 +861,11 @@ impl<'a> Lowerer<'a> {
                 for target in &a.targets {
                     match target {
                         Expr::Name(n) if self.converts_in_branch(n.id.as_str(), &value.v) => {}
+                        // `else: mask = None` after `mask = torch.ones(..)` in the `if`: where
+                        // the name holds a tensor, it is that one (a `None` meets nothing).
+                        Expr::Name(n)
+                            if a.value.is_none_literal_expr()
+                                && self.holds_tensor_in_branch(n.id.as_str()) => {}
                         Expr::Attribute(at) if parameter && is_self(&at.value) => {
                             self.emit(
                                 EventKind::SetAttr {
@@ -1720,6 +1725,19 @@ impl<'a> Lowerer<'a> {
             && new.origin.as_ref().is_some_and(|o| !o.is_transfer)
             && new.reads.contains(&id)
             && matches!(st.env[id as usize].device, Device::Input | Device::Cached)
+    }
+
+    /// Whether `name` is bound to a tensor inside a branch: assigning it `None` there leaves the
+    /// tensor as what the name holds wherever it is used as one.
+    fn holds_tensor_in_branch(&self, name: &str) -> bool {
+        let Some(st) = self.stack.last() else {
+            return false;
+        };
+        st.branch_depth > 0
+            && st
+                .names
+                .get(name)
+                .is_some_and(|&id| st.env[id as usize].is_tensorish())
     }
 
     /// The parameter of the current function that `v` plainly reads, if any.
