@@ -6,8 +6,9 @@ declare_rule! {
     /// ## What it does
     /// Checks library code for devices with a literal ordinal: `Device::Cuda(1)` (tch,
     /// placer-runtime), `Device::new_cuda(0)` (candle), `CudaDevice::new(0)` /
-    /// `LibTorchDevice::Cuda(0)` (burn). Binaries (`main.rs`, `bin/`, `build.rs`), examples and
-    /// tests are not checked.
+    /// `LibTorchDevice::Cuda(0)` (burn). Binaries (`main.rs`, `bin/`, `build.rs`, any file with a
+    /// top-level `fn main`), examples and tests are not checked, nor is a probe that only asks
+    /// whether a device exists (`Device::new_metal(0).is_ok()`).
     ///
     /// ## Why is this bad?
     /// The library decides for its caller which GPU it runs on: on a multi-GPU machine the caller's
@@ -81,6 +82,12 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             let EventKind::DeviceOrdinal { ordinal } = event.kind else {
                 continue;
             };
+            // `Device::new_metal(0).is_ok()` only asks whether a device exists (a listing of
+            // what the machine has): nothing is placed on it.
+            let after = source.get(event.span.end..).unwrap_or("");
+            if after.starts_with(".is_ok()") || after.starts_with(".is_err()") {
+                continue;
+            }
             let text = source.get(event.span.clone()).unwrap_or("").to_string();
             checker.report(
                 &HardcodedDeviceOrdinal { ordinal, text },

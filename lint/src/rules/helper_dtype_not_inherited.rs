@@ -109,6 +109,16 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             if cast_to_integers(&checker.file.source, event.span.end) {
                 continue;
             }
+            // A result stored into a slice of another tensor (`x[:, 0] = x[:, 0] + noise`)
+            // takes that tensor's dtype: the store casts it back. (Stored into the helper
+            // itself, it stays the default dtype.)
+            let helper_text = checker.text(&helper.span);
+            let helper_root = root_name(&helper_text);
+            if stored_into_slice(&checker.file.source, event.span.start)
+                .is_some_and(|target| target != helper_root)
+            {
+                continue;
+            }
             if !seen.insert(origin.span.clone()) {
                 continue;
             }
@@ -144,6 +154,37 @@ fn cast_to_integers(source: &str, end: usize) -> bool {
     ]
     .iter()
     .any(|p| rest.starts_with(p))
+}
+
+/// The name an expression starts with (`jacobi` of `jacobi[:, :, i]`).
+fn root_name(expr: &str) -> &str {
+    let expr = expr.trim_start();
+    let end = expr
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(expr.len());
+    &expr[..end]
+}
+
+/// The tensor the statement holding the op at `start` stores into, when it assigns to a
+/// subscript (`x[i] = ..` gives `x`), on the op's own line (Python).
+fn stored_into_slice(source: &str, start: usize) -> Option<&str> {
+    let before = source.get(..start)?;
+    let line = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+    let bytes = line.as_bytes();
+    // The first `=` that is not part of a comparison or an augmented assignment.
+    let eq = (0..bytes.len()).find(|&i| {
+        bytes[i] == b'='
+            && bytes.get(i + 1) != Some(&b'=')
+            && (i == 0 || !b"=<>!+-*/%&|^@:".contains(&bytes[i - 1]))
+    })?;
+    let target = line[..eq].trim();
+    (target.ends_with(']')
+        && target
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && !target.contains('('))
+    .then(|| root_name(target))
 }
 
 /// Ops whose result mixes the operands' values (and so their dtypes).

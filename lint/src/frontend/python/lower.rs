@@ -3282,6 +3282,17 @@ fn collect_submodules(body: &[Stmt], out: &mut HashMap<String, String>) {
     }
 }
 
+/// Whether an expression names a module constant (`PAD_ID`, `constants.PAD_ID`): upper-case
+/// names hold numbers, strings and flags, not tensors.
+fn is_constant_name(e: &Expr) -> bool {
+    let name = match e {
+        Expr::Name(n) => n.id.as_str(),
+        Expr::Attribute(a) => a.attr.id.as_str(),
+        _ => return false,
+    };
+    name.chars().any(|c| c.is_ascii_uppercase()) && !name.chars().any(|c| c.is_ascii_lowercase())
+}
+
 /// What a parameter holds, from its annotation or, without one, its default and its name:
 /// `(kind, device)`. An unannotated parameter may be a tensor unless its default is a literal
 /// (`num_buckets=32`) or its name says it is a size, a count, a flag or a config.
@@ -3295,7 +3306,7 @@ fn param_kind(name: &str, annotation: Option<&str>, default: Option<&Expr>) -> (
                 | Expr::Tuple(_)
                 | Expr::List(_)
         )
-    );
+    ) || default.is_some_and(is_constant_name);
     match annotation {
         Some(a) if is_tensor_annotation(a) => (ValueKind::Tensor, Device::Input),
         // A device parameter is device-generic: the device of parameter k.

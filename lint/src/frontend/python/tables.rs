@@ -286,8 +286,9 @@ pub(crate) const SHAPE_METHODS: &[&str] = &[
 ];
 
 /// Functions documented to take some tensor arguments on the host whatever the device of the
-/// others: `ctc_loss`'s targets and lengths (cuDNN's CTC even requires them there).
-pub(crate) const HOST_ARGUMENT_FUNCTIONS: &[&str] = &["ctc_loss"];
+/// others: `ctc_loss`'s targets and lengths (cuDNN's CTC even requires them there),
+/// `pack_padded_sequence`'s lengths ("a 1D CPU int64 tensor": CUDA lengths raise).
+pub(crate) const HOST_ARGUMENT_FUNCTIONS: &[&str] = &["ctc_loss", "pack_padded_sequence"];
 
 /// Methods that put a value into a host collection: given tensors, they compute nothing.
 pub(crate) const COLLECTION_METHODS: &[&str] = &[
@@ -451,7 +452,7 @@ pub(crate) fn is_host_value_name(name: &str) -> bool {
     const SUFFIXES: &[&str] = &[
         "_size", "_len", "_length", "_dim", "_dims", "_num", "_count", "_idx", "_index", "_config",
         "_fn", "_func", "_rate", "_prob", "_eps", "_name", "_type", "_mode", "_path", "_steps",
-        "_shape",
+        "_shape", "_id",
     ];
     const NAMES: &[&str] = &[
         "config",
@@ -495,6 +496,7 @@ pub(crate) fn is_host_value_name(name: &str) -> bool {
         "qlen",
         "mode",
         "reduction",
+        "d_model",
     ];
     NAMES.contains(&name)
         || PREFIXES.iter().any(|p| name.starts_with(p))

@@ -11,7 +11,7 @@ use syn::visit::Visit;
 use syn::{Expr, Stmt};
 
 use super::lower::{
-    call_target, function_meta, impl_context, is_binary_path, is_test_attrs, is_test_path,
+    call_target, function_meta, impl_context, is_binary_file, is_test_attrs, is_test_path,
 };
 use crate::ir::{
     CallRef, CallTarget, Device, Event, EventKind, File, FileId, Function, FunctionMeta, Value,
@@ -22,7 +22,7 @@ use crate::ir::{
 /// return. For files the prefilter skips: they are parsed anyway (for `syntax-error`), and their
 /// calls are all that can carry a forward path or a helper's device through them.
 pub(crate) fn lower_calls_only(id: FileId, path: &Path, source: &Arc<str>) -> File {
-    let mut file = File::new(id, path, source.clone(), is_binary_path(path));
+    let mut file = File::new(id, path, source.clone(), is_binary_file(path, source));
     file.calls_only = true;
     if let Some(error) = super::too_deep(source) {
         file.syntax_error = Some(error);

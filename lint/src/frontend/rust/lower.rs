@@ -38,7 +38,8 @@ pub(crate) fn lower_file(
     skip_unanchored: bool,
 ) -> File {
     let path_is_test = is_test_path(path) || settings.is_test_path(path);
-    let mut file = File::new(id, path, source.clone(), is_binary_path(path));
+    let is_binary = is_binary_file(path, source);
+    let mut file = File::new(id, path, source.clone(), is_binary);
     if let Some(error) = super::too_deep(source) {
         file.syntax_error = Some(error);
         return file;
@@ -57,7 +58,7 @@ pub(crate) fn lower_file(
         lowerer.skip_test_modules = !settings.include_tests;
         lowerer.extra_factories = &settings.extra_factories;
         lowerer.skip_unanchored = skip_unanchored;
-        lowerer.is_binary = is_binary_path(path);
+        lowerer.is_binary = is_binary;
         lowerer.begin_function(FunctionMeta {
             is_test: path_is_test,
             ..FunctionMeta::default()
@@ -136,7 +137,19 @@ pub(crate) fn apply_settings(file: &mut File, settings: &Settings) {
     }
 }
 
-pub(super) fn is_binary_path(path: &Path) -> bool {
+/// Whether a file is a binary's entry or an example: by its path (`main.rs`, `build.rs`,
+/// `bin/`, `examples/`), or, for a `[[bin]]` target at another path (`src/bin.rs`), by a
+/// top-level `fn main` (at the start of a line: not in a module, a doc comment or a string).
+pub(super) fn is_binary_file(path: &Path, source: &str) -> bool {
+    is_binary_path(path)
+        || source.lines().any(|l| {
+            let l = l.strip_prefix("pub ").unwrap_or(l);
+            let l = l.strip_prefix("async ").unwrap_or(l);
+            l.starts_with("fn main(")
+        })
+}
+
+fn is_binary_path(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     name == "main.rs"
         || name == "build.rs"
