@@ -933,6 +933,16 @@ impl<'a> Lowerer<'a> {
                     let mut row = tensor(span_of(f.target.range()), iter.v.device.clone(), None);
                     row.kind = iter.v.kind;
                     row
+                } else if iter.v.device == Device::Cpu
+                    && iter.v.is_tensor()
+                    && iter.v.origin.as_ref().is_none_or(|o| !o.is_transfer)
+                {
+                    // `for m in mask.nonzero()` over a tensor built on the host: its rows are
+                    // host data, read without waiting for a device. (Rows of a 1-D tensor are
+                    // 0-dim and mix with any device: no device of their own.)
+                    let mut row = tensor(span_of(f.target.range()), Device::Unknown, None);
+                    row.host_scalar.clone_from(&iter.v.origin);
+                    row
                 } else {
                     Value::unknown(span_of(f.target.range()))
                 };
