@@ -2223,6 +2223,17 @@ impl<'a> Lowerer<'a> {
         );
     }
 
+    /// The `torch.nn` layer with weights that the current method's class extends directly
+    /// (`nn.Embedding`, `nn.Linear`), by its last segment; not a class of this file.
+    fn nn_layer_base(&self) -> Option<String> {
+        let class = self.stack.last()?.func.meta.self_type.as_deref()?;
+        self.class(class)?.bases.iter().find_map(|b| {
+            let last = b.rsplit('.').next().unwrap_or(b);
+            (t::NN_LAYERS_WITH_WEIGHTS.contains(&last) && self.class(last).is_none())
+                .then(|| last.to_string())
+        })
+    }
+
     /// Whether instances of `class` (last segment) hold parameters or buffers: a class of this
     /// file that registers some or has sub-modules, a `torch.nn` layer with weights, or a class
     /// imported from elsewhere (its weights are not known to be absent). Activations, dropout,
@@ -2810,6 +2821,15 @@ impl<'a> Lowerer<'a> {
         let name = a.attr.id.as_str();
         let method_span = usize::from(a.attr.range.start())..span.end;
         let receiver_is_self = is_self(&a.value) && self.in_method();
+        // `super().forward(positions)` in a subclass of a `torch.nn` layer with weights
+        // (`class LearnedPositionalEmbedding(nn.Embedding)`): the layer's weights, on the model's
+        // device, meet what it is given.
+        if name == "forward" && is_super_call(&a.value) && self.in_method() {
+            if let Some(base) = self.nn_layer_base() {
+                self.submodule_meets(&a.value, &base, name, &arg_tensors, &span);
+                return Val::new(self.module_output(arg_tensors, span, reads));
+            }
+        }
         // `buf.get()` on an instance of a class of this file that defines `get`.
         if let Expr::Name(n) = &*a.value {
             let class = self.stack.last().and_then(|st| {
@@ -3290,6 +3310,11 @@ fn collect_submodules(body: &[Stmt], out: &mut HashMap<String, String>) {
             _ => {}
         }
     }
+}
+
+/// Whether an expression is a call of `super()`.
+fn is_super_call(e: &Expr) -> bool {
+    matches!(e, Expr::Call(c) if matches!(&*c.func, Expr::Name(n) if n.id.as_str() == "super"))
 }
 
 /// Whether an expression names a module constant (`PAD_ID`, `constants.PAD_ID`): upper-case

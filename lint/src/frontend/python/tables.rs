@@ -290,6 +290,29 @@ pub(crate) const SHAPE_METHODS: &[&str] = &[
 /// `pack_padded_sequence`'s lengths ("a 1D CPU int64 tensor": CUDA lengths raise).
 pub(crate) const HOST_ARGUMENT_FUNCTIONS: &[&str] = &["ctc_loss", "pack_padded_sequence"];
 
+/// `torch.nn` layers that hold weights, which a subclass's `super().forward(x)` applies to `x`.
+pub(crate) const NN_LAYERS_WITH_WEIGHTS: &[&str] = &[
+    "Embedding",
+    "EmbeddingBag",
+    "Linear",
+    "Bilinear",
+    "Conv1d",
+    "Conv2d",
+    "Conv3d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "ConvTranspose3d",
+    "LayerNorm",
+    "GroupNorm",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "BatchNorm3d",
+    "LSTM",
+    "GRU",
+    "RNN",
+    "MultiheadAttention",
+];
+
 /// Methods that put a value into a host collection: given tensors, they compute nothing.
 pub(crate) const COLLECTION_METHODS: &[&str] = &[
     "append",
