@@ -913,7 +913,24 @@ impl<'a> Lowerer<'a> {
                 self.st().exits += 1;
                 if let Some(v) = &r.value {
                     let v = self.eval(v);
-                    self.st().func.returns.push(v.v);
+                    // `return train.cpu(), test.cpu()`: every tensor of the tuple is on the
+                    // host, so what the caller unpacks is host data.
+                    // (Every element: one of unknown kind may be a tensor on a device.)
+                    let host_tuple = !v.v.is_tensorish()
+                        && !v.elems.is_empty()
+                        && v.elems
+                            .iter()
+                            .all(|e| e.is_tensor() && e.device == Device::Cpu);
+                    let returned = if host_tuple {
+                        let mut first = v.elems[0].clone();
+                        first.var = None;
+                        first.span = v.v.span;
+                        first.reads = v.v.reads;
+                        first
+                    } else {
+                        v.v
+                    };
+                    self.st().func.returns.push(returned);
                 }
             }
             Stmt::Break(_) => self.st().exits += 1,
