@@ -265,6 +265,9 @@ struct ClassInfo {
     /// Methods `__init__` calls through `self`, transitively: construction code, run while the
     /// model is still on the host.
     construction: HashSet<String>,
+    /// Methods read as attributes (`@property`, `@cached_property`): `self.scale` calls
+    /// `scale(self)`.
+    properties: HashSet<String>,
 }
 
 // Independent facts about the file, each read in a different place: not a state machine.
@@ -431,6 +434,33 @@ impl<'a> Lowerer<'a> {
                     let class_source = self.src_of(c);
                     let (assigned, registered) = class_attributes(class_source);
                     let construction = self.construction_methods(c);
+                    // Properties that compute from model state or with torch: reading one may
+                    // give a tensor (`self.guidance_scale`, which returns a number stored by
+                    // `__call__`, stays what it was).
+                    let properties = c
+                        .body
+                        .iter()
+                        .filter_map(|s| match s {
+                            Stmt::FunctionDef(f) if is_property(f) => Some(f),
+                            _ => None,
+                        })
+                        .filter(|f| {
+                            let body = self.src_of(*f);
+                            body.contains("torch.")
+                                || body.match_indices("self.").any(|(i, _)| {
+                                    let rest = &body[i + 5..];
+                                    let len = rest
+                                        .bytes()
+                                        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                                        .count();
+                                    let attr = &rest[..len];
+                                    registered.contains(attr)
+                                        || tensor_attrs.contains(attr)
+                                        || submodules.contains_key(attr)
+                                })
+                        })
+                        .map(|f| f.name.id.to_string())
+                        .collect();
                     let stateful = !submodules.is_empty()
                         || ["Parameter(", "register_buffer", "register_parameter"]
                             .iter()
@@ -446,6 +476,7 @@ impl<'a> Lowerer<'a> {
                             assigned,
                             registered,
                             construction,
+                            properties,
                         },
                     ));
                     self.collect_classes(&c.body);
@@ -728,7 +759,17 @@ impl<'a> Lowerer<'a> {
     }
 
     fn lower_fn(&mut self, f: &ast::StmtFunctionDef) {
-        let name = f.name.id.to_string();
+        // `@scale.setter def scale(self, value)`: not what reading `self.scale` calls.
+        let accessor = f.decorator_list.iter().find_map(|d| match &d.expression {
+            Expr::Attribute(a) if matches!(a.attr.id.as_str(), "setter" | "deleter") => {
+                Some(a.attr.id.as_str())
+            }
+            _ => None,
+        });
+        let name = match accessor {
+            Some(kind) => format!("{}.{kind}", f.name.id),
+            None => f.name.id.to_string(),
+        };
         let self_type = self.class_stack.last().cloned();
         let is_test = self.path_is_test || name.starts_with("test_");
         self.begin_function(FunctionMeta {
@@ -1277,6 +1318,31 @@ impl<'a> Lowerer<'a> {
         })
     }
 
+    /// The class of the current method if `attr` is a property of it or of one of its bases
+    /// defined in this file.
+    fn property_class(&self, attr: &str) -> Option<String> {
+        let own = self.stack.last()?.func.meta.self_type.clone()?;
+        let mut work = vec![own.as_str()];
+        let mut seen = Vec::new();
+        while let Some(name) = work.pop() {
+            if seen.contains(&name) || seen.len() >= 16 {
+                continue;
+            }
+            seen.push(name);
+            let info = self.class(name)?;
+            if info.properties.contains(attr) {
+                return Some(own.clone());
+            }
+            work.extend(
+                info.bases
+                    .iter()
+                    .map(|b| b.rsplit('.').next().unwrap_or(b))
+                    .filter(|b| self.class(b).is_some()),
+            );
+        }
+        None
+    }
+
     fn in_method(&self) -> bool {
         self.stack
             .last()
@@ -1655,12 +1721,22 @@ impl<'a> Lowerer<'a> {
                 v.kind = ValueKind::Tensor;
                 return Val::new(v);
             }
-            let mut v = Value::unknown(span);
             if t::is_device_name(attr) {
+                let mut v = Value::unknown(span);
                 v.kind = ValueKind::Device;
                 v.device = Device::Cached;
+                return Val::new(v);
             }
-            return Val::new(v);
+            // `self.scale` with `@property def scale(self): return self.raw_scale.exp()`: what
+            // the property returns.
+            if let Some(class) = self.property_class(attr).filter(|_| !self.in_init()) {
+                let target = CallTarget::Method {
+                    self_type: class,
+                    name: attr.to_string(),
+                };
+                return Val::new(self.call_result(target, Vec::new(), &[], span));
+            }
+            return Val::new(Value::unknown(span));
         }
         // `self.proj.weight`: a sub-module's parameter, on the model's device.
         if let Expr::Attribute(inner) = &*a.value {
@@ -3254,6 +3330,12 @@ fn class_attributes(class_source: &str) -> (HashSet<String>, HashSet<String>) {
         let after = rest[len..].trim_start_matches([' ', '\t']);
         if matches!(name, "register_buffer" | "register_parameter") {
             let args = after.strip_prefix('(').unwrap_or("").trim_start();
+            // `register_parameter(name="raw_scale", parameter=..)` (gpytorch's style).
+            let args = args
+                .strip_prefix("name")
+                .map(str::trim_start)
+                .and_then(|a| a.strip_prefix('='))
+                .map_or(args, str::trim_start);
             if let Some(quote) = args.chars().next().filter(|c| *c == '"' || *c == '\'') {
                 if let Some(registered_name) = args[1..].split(quote).next() {
                     registered.insert(registered_name.to_string());
@@ -3330,6 +3412,18 @@ fn collect_submodules(body: &[Stmt], out: &mut HashMap<String, String>) {
 }
 
 /// Whether an expression is a call of `super()`.
+/// Whether `f` is read as an attribute: `@property`, `@functools.cached_property`.
+fn is_property(f: &ast::StmtFunctionDef) -> bool {
+    f.decorator_list.iter().any(|d| {
+        let name = match &d.expression {
+            Expr::Name(n) => n.id.as_str(),
+            Expr::Attribute(a) => a.attr.id.as_str(),
+            _ => return false,
+        };
+        matches!(name, "property" | "cached_property")
+    })
+}
+
 fn is_super_call(e: &Expr) -> bool {
     matches!(e, Expr::Call(c) if matches!(&*c.func, Expr::Name(n) if n.id.as_str() == "super"))
 }
