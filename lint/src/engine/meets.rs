@@ -22,6 +22,14 @@ use crate::ir::{Arg, CallTarget, Device, EventKind, FileId, Function, Origin, Sp
 /// Summaries stop growing after this many rounds over the whole tree.
 pub(crate) const MAX_ROUNDS: usize = 16;
 
+/// How the lowerers name a `torch.distributed` collective's op (`torch.distributed.all_reduce`).
+pub(crate) const COLLECTIVE_PREFIX: &str = "torch.distributed.";
+
+/// An op's name as findings show it (`all_reduce`, not `torch.distributed.all_reduce`).
+pub(crate) fn op_name(name: &str) -> &str {
+    name.strip_prefix(COLLECTIVE_PREFIX).unwrap_or(name)
+}
+
 /// Calls are followed at most this deep when building a witness chain (labels only).
 const MAX_CHAIN: usize = 6;
 
@@ -32,6 +40,9 @@ pub(crate) enum Partner {
     Param(u16),
     /// The model's own state: a tensor on the device stored on the model.
     Model,
+    /// The accelerator a `torch.distributed` collective computes on (NCCL takes accelerator
+    /// tensors only), whoever calls.
+    Collective,
 }
 
 /// Where a meeting happens: the op, in the function that does it.
@@ -263,7 +274,13 @@ pub(crate) fn call_meetings<'e>(
             if !arg.value.is_tensorish() {
                 continue;
             }
-            let (device, origin) = checker.resolve(&arg.value);
+            let (mut device, mut origin) = checker.resolve(&arg.value);
+            // A 0-dim host tensor mixes with accelerator tensors in ops, not in a collective.
+            if meet.partner == Partner::Collective && device == Device::Unknown {
+                if let Some(scalar) = &arg.value.host_scalar {
+                    (device, origin) = (Device::Cpu, Some(scalar.clone()));
+                }
+            }
             let Some(origin) = origin else { continue };
             if !device.is_hard_coded() || origin.is_transfer {
                 continue;
@@ -283,6 +300,10 @@ pub(crate) fn call_meetings<'e>(
                     ("the model's state".to_string(), Device::Cached)
                 }
                 Partner::Model => continue,
+                Partner::Collective => (
+                    "the accelerator of the process group".to_string(),
+                    Device::Cached,
+                ),
             };
             out.push(CallMeeting {
                 arg,
@@ -402,7 +423,7 @@ fn local_meets(program: &Program<'_>, r: FnRef) -> Meets {
         let witness = Arc::new(Witness {
             file: r.0,
             span: event.span.clone(),
-            op: name.clone(),
+            op: op_name(name).to_string(),
             chain: vec![qualified_name(program, r.0, func)],
         });
         for (i, ks) in carried.iter().enumerate() {
@@ -415,7 +436,13 @@ fn local_meets(program: &Program<'_>, r: FnRef) -> Meets {
                         push_meet(&mut out, k, Partner::Param(p), &witness, k_derived);
                     }
                     if carried[j].is_empty() && program.resolve(other, r.0).0 == Device::Cached {
-                        push_meet(&mut out, k, Partner::Model, &witness, k_derived);
+                        // The collective's own operand (first) is the process group's device.
+                        let partner = if j == 0 && name.starts_with(COLLECTIVE_PREFIX) {
+                            Partner::Collective
+                        } else {
+                            Partner::Model
+                        };
+                        push_meet(&mut out, k, partner, &witness, k_derived);
                     }
                 }
             }
@@ -473,6 +500,7 @@ fn call_meets(program: &Program<'_>, r: FnRef, all: &HashMap<FnRef, Meets>) -> M
                         SmallVec::from_slice(&[(Partner::Model, false)])
                     }
                     Partner::Model => SmallVec::new(),
+                    Partner::Collective => SmallVec::from_slice(&[(Partner::Collective, false)]),
                 };
                 for &(a, a_derived) in &from {
                     for &(p, _) in &partners {

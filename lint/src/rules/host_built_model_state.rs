@@ -136,7 +136,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                     device: written(origin).to_string(),
                     constructor: origin.function.clone(),
                     input: checker.text(&input.span),
-                    op: name.clone(),
+                    op: crate::engine::meets::op_name(name).to_string(),
                 };
                 let local = origin.file == checker.file.id;
                 let span = match (&origin.device_span, local) {

@@ -103,7 +103,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 continue;
             };
             let violation = MixedDeviceOp {
-                op: name.clone(),
+                op: crate::engine::meets::op_name(name).to_string(),
                 lhs: checker.text(&lhs.span),
                 lhs_device: device_name(lhs_dev),
                 rhs: checker.text(&rhs.span),

@@ -2,7 +2,7 @@ use std::collections::HashSet;
 
 use crate::checker::Checker;
 use crate::diagnostic::{Applicability, Edit, Fix};
-use crate::engine::meets::{call_meetings, is_generic_data};
+use crate::engine::meets::{call_meetings, is_generic_data, op_name};
 use crate::ir::{
     Arg, CallTarget, Device, EventKind, FileId, Function, Origin, Span, Value, ValueKind,
 };
@@ -19,8 +19,10 @@ declare_rule! {
     /// returns and arguments: a tensor passed to a function of the tree whose parameter meets
     /// such a value there (or deeper) is reported where it is created, with the calls in between.
     /// A stateful sub-module of the model (its weights are on the model's device), a
-    /// `torch.distributed` collective (NCCL takes accelerator tensors only; not in a file that sets
-    /// up a gloo group), an in-place update of a 0-dim host tensor (`acc += loss`) and, on a
+    /// `torch.distributed` collective, called directly or through a function of the tree that
+    /// hands its parameter to one (NCCL takes accelerator tensors only; not in a file that sets
+    /// up a gloo group, which a test of the configured backend, `backend == "gloo"`, is not), an
+    /// in-place update of a 0-dim host tensor (`acc += loss`) and, on a
     /// forward path, a host-built table indexed with tensors (`torch.eye(n)[target]`: `PyTorch`
     /// takes indices on the host or on the table's device) are meeting points too. A 0-dim tch
     /// `Tensor::from(number)` mixes with any device, as `PyTorch`'s 0-dim tensors do. In Rust, a
@@ -147,13 +149,15 @@ impl Violation for TensorOnDefaultDevice {
                 self.input,
                 self.op
             ),
-            Some(via) => format!(
-                "`{}` is created on {} and passed to `{via}()`, where it meets `{}` in `{}`",
-                self.tensor,
-                self.device_phrase(),
-                self.input,
-                self.op
-            ),
+            Some(via) => {
+                let partner = code_or_description(&self.input);
+                format!(
+                    "`{}` is created on {} and passed to `{via}()`, where it meets {partner} in `{}`",
+                    self.tensor,
+                    self.device_phrase(),
+                    self.op
+                )
+            }
         }
     }
 
@@ -172,9 +176,9 @@ impl Violation for TensorOnDefaultDevice {
             ));
         }
         if self.via.is_some() {
+            let partner = code_or_description(&self.input);
             return Some(format!(
-                "create it on the device of `{}` (or move it there before the call)",
-                self.input
+                "create it on the device of {partner} (or move it there before the call)"
             ));
         }
         if self.model_state {
@@ -200,6 +204,16 @@ impl Violation for TensorOnDefaultDevice {
             "create it on the input's device: pass `{}.device()` instead of `{}`",
             self.input, self.device
         ))
+    }
+}
+
+/// `input` in backticks when it is code; a description of what is met ("the model's state",
+/// "the accelerator of the process group") as it is.
+fn code_or_description(input: &str) -> String {
+    if input.starts_with("the ") {
+        input.to_string()
+    } else {
+        format!("`{input}`")
     }
 }
 
@@ -349,7 +363,7 @@ fn check_op(
             tensor: checker.text(&operand.span),
             device: written(origin).to_string(),
             input: checker.text(&input.span),
-            op: name.to_string(),
+            op: op_name(name).to_string(),
             via: None,
             python: checker.is_python(),
             model_state: input.kind == ValueKind::Module,

@@ -2409,9 +2409,17 @@ impl<'a> Lowerer<'a> {
                 name.rsplit('.').next().unwrap_or(name).to_string()
             }
         };
+        // `cast_data_device(data, backend_device)`: given a device, the callee places what it
+        // returns there; the result is not the caller's data where it was.
+        let places = args.iter().any(|a| a.value.kind == ValueKind::Device);
         let mut v = self.call_result(target, args, &arg_tensors, span.clone());
         self.maybe_op(&name, arg_tensors, span);
-        v.reads = reads;
+        v.reads = if places { Reads::new() } else { reads };
+        // `get_comm_device(group)`, `get_device()`: a device, not a tensor.
+        if name.starts_with("get_") && name.ends_with("device") {
+            v.kind = ValueKind::Device;
+            v.device = Device::Unknown;
+        }
         v
     }
 
@@ -2474,7 +2482,7 @@ impl<'a> Lowerer<'a> {
         {
             // A file that sets up a gloo group for host tensors (`init_process_group(
             // "cuda:nccl,cpu:gloo")`) may hand them to collectives.
-            if *self.sets_up_gloo.get_or_init(|| self.src.contains("gloo")) {
+            if *self.sets_up_gloo.get_or_init(|| names_gloo_group(self.src)) {
                 return Some(Val::new(Value::unknown(span)));
             }
             // A collective's tensors live where the process group computes: NCCL takes only
@@ -2485,7 +2493,7 @@ impl<'a> Lowerer<'a> {
             if operands.len() >= 2 {
                 self.emit(
                     EventKind::Op {
-                        name: op.to_string(),
+                        name: format!("{}{op}", crate::engine::meets::COLLECTIVE_PREFIX),
                         operands,
                         opaque: false,
                     },
@@ -3256,6 +3264,21 @@ impl<'a> Lowerer<'a> {
                 self.maybe_op(name, operands, span.clone());
             }
             let mut v = recv.v.clone();
+            // `stddev.index_select(0, ii)` with `ii` built on the input's device: PyTorch needs
+            // the receiver there too, so where the receiver's device is not known the result is
+            // on the index's.
+            if matches!(name, "index_select" | "gather" | "take_along_dim")
+                && matches!(v.device, Device::Unknown | Device::Call(_))
+            {
+                let index = kw("index").or(args.get(1).map(|a| &a.v));
+                if let Some(index) = index
+                    .filter(|i| i.is_tensor() && matches!(i.device, Device::Input | Device::Cached))
+                {
+                    v.device = index.device.clone();
+                    v.origin = None;
+                    v.kind = ValueKind::Tensor;
+                }
+            }
             if name != "clone" {
                 v.var = None;
             }
@@ -3412,6 +3435,16 @@ fn collect_submodules(body: &[Stmt], out: &mut HashMap<String, String>) {
 }
 
 /// Whether an expression is a call of `super()`.
+/// Whether a file may set up a gloo process group (for host tensors): it names `gloo` other than
+/// in a test of the configured backend (`backend == "gloo"`, `is_gloo_available()`), where the
+/// user may as well have chosen NCCL.
+fn names_gloo_group(src: &str) -> bool {
+    src.match_indices("gloo").any(|(i, _)| {
+        let before = src[..i].trim_end_matches(['"', '\'']).trim_end();
+        !(before.ends_with("==") || before.ends_with("!=") || before.ends_with("is_"))
+    })
+}
+
 /// Whether `f` is read as an attribute: `@property`, `@functools.cached_property`.
 fn is_property(f: &ast::StmtFunctionDef) -> bool {
     f.decorator_list.iter().any(|d| {
