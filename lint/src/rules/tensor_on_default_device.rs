@@ -25,7 +25,8 @@ declare_rule! {
     /// in-place update of a 0-dim host tensor (`acc += loss`) and, on a
     /// forward path, a host-built table indexed with tensors (`torch.eye(n)[target]`: `PyTorch`
     /// takes indices on the host or on the table's device) are meeting points too. A 0-dim tch
-    /// `Tensor::from(number)` mixes with any device, as `PyTorch`'s 0-dim tensors do. In Rust, a
+    /// `Tensor::from(number)` mixes with any device, as `PyTorch`'s 0-dim tensors do in elementwise
+    /// ops (not as the index of `gather`/`index_select`, nor in a collective). In Rust, a
     /// new CUDA device chosen where device-generic data is handled (candle's
     /// `Device::cuda_if_available(0)` in a method taking `self` or a function given tensors; not in
     /// a loader without either, a binary or a test) is hard-coded as well: candle gives every new

@@ -209,6 +209,34 @@ fn none_tested_name(test: &Expr) -> Option<&str> {
 
 /// Whether a branch condition reduces a tensor to one truth value: `(x == eos).all()`,
 /// `mask.any()`.
+/// The name an `isinstance(name, list)` test (alone or in an `and`) finds to be host data: a
+/// Python sequence or number, or a `NumPy` array.
+fn host_instance_test(test: &Expr) -> Option<&str> {
+    match test {
+        Expr::BoolOp(b) if b.op == ast::BoolOp::And => b.values.iter().find_map(host_instance_test),
+        Expr::Call(c) => {
+            let Expr::Name(f) = &*c.func else { return None };
+            let [Expr::Name(n), types] = &c.arguments.args[..] else {
+                return None;
+            };
+            let host_type = |e: &Expr| match e {
+                Expr::Name(t) => matches!(
+                    t.id.as_str(),
+                    "list" | "tuple" | "int" | "float" | "bool" | "str" | "dict" | "List" | "Tuple"
+                ),
+                Expr::Attribute(a) => a.attr.id.as_str() == "ndarray",
+                _ => false,
+            };
+            let all_host = match types {
+                Expr::Tuple(t) => t.elts.iter().all(host_type),
+                e => host_type(e),
+            };
+            (f.id.as_str() == "isinstance" && all_host).then_some(n.id.as_str())
+        }
+        _ => None,
+    }
+}
+
 fn is_reduction_test(test: &Expr) -> bool {
     let test = match test {
         Expr::UnaryOp(u) => &*u.operand,
@@ -243,6 +271,9 @@ struct FnState {
     no_grad_depth: u32,
     /// Inside the body of an `if`/`elif`/`else`.
     branch_depth: u32,
+    /// Bindings an enclosing `if isinstance(name, list):` holds as host data in its body, with
+    /// the value they hold outside it.
+    narrowed: Vec<(usize, Value)>,
 }
 
 struct ClassInfo {
@@ -683,6 +714,7 @@ impl<'a> Lowerer<'a> {
             timer_live: false,
             elapsed: HashMap::default(),
             none_tests: Vec::new(),
+            narrowed: Vec::new(),
             moving: None,
             exits: 0,
             no_grad_depth: 0,
@@ -1124,10 +1156,32 @@ impl<'a> Lowerer<'a> {
         if let Some(name) = none_test {
             self.st().none_tests.push(name.to_string());
         }
+        // `if isinstance(target, list):` the parameter is host data in the body
+        // (`torch.tensor(target)` is built on the host, not copied where a tensor was).
+        let narrowed = test.and_then(host_instance_test).and_then(|name| {
+            let st = self.st();
+            let id = *st.names.get(name)? as usize;
+            let old = st.env[id].clone();
+            if !old.is_tensorish() {
+                return None;
+            }
+            let mut host = Value::unknown(old.span.clone());
+            host.reads.clone_from(&old.reads);
+            st.env[id] = host.clone();
+            st.narrowed.push((id, old.clone()));
+            Some((id, old, host))
+        });
         let exits_before = self.st().exits;
         self.st().branch_depth += 1;
         self.stmts(body);
         self.st().branch_depth -= 1;
+        if let Some((id, old, host)) = narrowed {
+            let st = self.st();
+            st.narrowed.pop();
+            if st.env[id] == host {
+                st.env[id] = old;
+            }
+        }
         if none_test.is_some() {
             self.st().none_tests.pop();
         }
@@ -1823,11 +1877,22 @@ impl<'a> Lowerer<'a> {
         let Some(&id) = st.names.get(name) else {
             return false;
         };
+        // (What it holds outside an `isinstance` branch that holds it as host data.)
+        let outside = st
+            .narrowed
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == id as usize)
+            .map_or(&st.env[id as usize], |(_, v)| v);
         st.branch_depth > 0
-            && new.device == Device::Cpu
-            && new.origin.as_ref().is_some_and(|o| !o.is_transfer)
+            && (new.device == Device::Cpu || new.host_scalar.is_some())
+            && new
+                .origin
+                .as_ref()
+                .or(new.host_scalar.as_ref())
+                .is_some_and(|o| !o.is_transfer)
             && new.reads.contains(&id)
-            && matches!(st.env[id as usize].device, Device::Input | Device::Cached)
+            && matches!(outside.device, Device::Input | Device::Cached)
     }
 
     /// Whether `name` is bound to a tensor inside a branch: assigning it `None` there leaves the
@@ -1900,6 +1965,13 @@ impl<'a> Lowerer<'a> {
             self.device_work(span.clone(), &operands);
         }
         if operands.len() >= 2 {
+            // An index op takes its index on its input's device, a 0-dim host tensor included
+            // (only elementwise ops let a 0-dim host tensor mix with accelerator tensors).
+            let operands = if t::INDEX_OPS.contains(&name) {
+                operands.iter().map(host_scalar_target).collect()
+            } else {
+                operands
+            };
             self.emit(
                 EventKind::Op {
                     name: name.to_string(),

@@ -103,6 +103,21 @@ pub(crate) const BOOL_OPS: &[&str] = &[
     "bernoulli",
 ];
 
+/// Ops that take an index tensor, which must be on their input's device even when it is 0-dim
+/// (`gather`, `index_select`: unlike elementwise ops, they do not take a 0-dim host tensor as a
+/// scalar).
+pub(crate) const INDEX_OPS: &[&str] = &[
+    "gather",
+    "index_select",
+    "take_along_dim",
+    "scatter",
+    "scatter_add",
+    "scatter_reduce",
+    "index_add",
+    "index_copy",
+    "index_fill",
+];
+
 /// Methods that copy a tensor's data to the host and wait for the device.
 pub(crate) const HOST_READS: &[&str] = &["item", "numpy"];
 
