@@ -136,6 +136,10 @@ pub struct Origin {
     pub function: String,
     /// Whether the device was decided by a transfer rather than a factory.
     pub is_transfer: bool,
+    /// The factory wraps data the host computed (`torch.from_numpy(canvas)` of a `NumPy` array a
+    /// function filled, `torch.tensor(encoded)` of labels encoded in Python): there is nothing
+    /// to build on a device instead, the upload is the one copy that data needs.
+    pub wraps_host_data: bool,
 }
 
 /// The abstract value of an expression.

@@ -10,7 +10,10 @@ use crate::utils::written;
 declare_rule! {
     /// ## What it does
     /// Checks for tensors that a forward path builds on a hard-coded device (usually the host)
-    /// and then moves to the input's or the model's device before using them.
+    /// and then moves to the input's or the model's device before using them. Not data that
+    /// exists only on the host: the caller's data wrapped (`torch.as_tensor(obs)`), or what the
+    /// host computed from the caller's non-tensor arguments (`torch.from_numpy(targets)` with
+    /// targets rasterised from annotations), where the upload is the one copy the data needs.
     ///
     /// ## Why is this bad?
     /// Every call pays for building the tensor on the host and for a host-to-device copy, which
@@ -135,7 +138,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             if cached {
                 continue;
             }
-            if !device.is_hard_coded() || origin.is_transfer {
+            if !device.is_hard_coded() || origin.is_transfer || origin.wraps_host_data {
                 continue;
             }
             // A function that copies data to the host before building this one works on the host

@@ -1427,6 +1427,7 @@ impl<'a> Lowerer<'a> {
             device_text,
             function,
             is_transfer: false,
+            wraps_host_data: false,
         }
     }
 
@@ -2888,6 +2889,55 @@ impl<'a> Lowerer<'a> {
             && Self::keyword(c, "device").is_none()
             && !is_sequence_literal(c.arguments.args.first())
             && args.first().is_some_and(|a| !a.v.is_tensorish());
+        // `torch.from_numpy(targets[0])`, `torch.tensor(encoded)`: data a function computed on
+        // the host (a name or an element of one, not a literal or a NumPy factory call).
+        let computed = match c.arguments.args.first() {
+            // (Not a constant, `IMAGENET_MEAN`, which a buffer could hold.)
+            Some(e @ Expr::Name(_)) => !is_constant_name(e),
+            Some(Expr::Subscript(_)) => true,
+            // `torch.from_numpy(rasterise(polygons))`; not what NumPy builds from sizes or draws
+            // (`np.zeros(n)`, `np.random.choice(..)`: the device can do that), nor a tensor's
+            // data read back (`t.cpu().numpy()`: a round trip).
+            Some(Expr::Call(inner)) => {
+                let numpy_factory = self.qualified(&inner.func).is_some_and(|q| {
+                    q.starts_with("numpy.random.")
+                        || q.strip_prefix("numpy.").is_some_and(|f| {
+                            matches!(
+                                f,
+                                "zeros" | "ones" | "empty" | "full" | "arange" | "linspace" | "eye"
+                            )
+                        })
+                });
+                let read_back = matches!(&*inner.func, Expr::Attribute(a)
+                    if matches!(a.attr.id.as_str(), "numpy" | "tolist" | "cpu"));
+                !numpy_factory && !read_back
+            }
+            _ => false,
+        };
+        // ...from what the caller gave that is not a tensor (`self.build_target(target)` of
+        // annotated boxes and labels), not from sizes of the input (`pos_embed(height, width)`,
+        // which torch could compute on the device).
+        let from_host_param = args.first().is_some_and(|a| {
+            self.stack.last().is_some_and(|st| {
+                let from = crate::frontend::derived_from(&st.func.bindings, &a.v.reads);
+                st.func.params.iter().any(|p| {
+                    p.kind == ValueKind::Other && p.binding.is_some_and(|b| from.contains(&b))
+                })
+            })
+        });
+        let wraps_host_data = matches!(name, "from_numpy" | "as_tensor" | "tensor" | "frombuffer")
+            && computed
+            && from_host_param
+            && (name == "from_numpy" || args.first().is_some_and(|a| !a.v.is_tensorish()));
+        let origin = origin.map(|o| {
+            if wraps_host_data {
+                let mut o = (*o).clone();
+                o.wraps_host_data = true;
+                Arc::new(o)
+            } else {
+                o
+            }
+        });
         let mut v = tensor(span.clone(), device, origin);
         if host_scalar {
             let text = "cpu".to_string();

@@ -1162,6 +1162,7 @@ impl<'a> Lowerer<'a> {
             device_text,
             function,
             is_transfer: false,
+            wraps_host_data: false,
         }
     }
 
