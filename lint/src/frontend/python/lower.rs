@@ -2770,6 +2770,21 @@ impl<'a> Lowerer<'a> {
             .find(|(k, _)| *k == Some("device"))
             .map(|(_, v)| &v.v);
         let has_dtype = kwargs.iter().any(|(k, _)| *k == Some("dtype"));
+        // `torch.zeros(T2, T1)`, `torch.arange(T2)`: a name given as a size holds a number (an
+        // untyped parameter `T1` is not a tensor from here on).
+        if crate::frontend::is_shape_factory(name) {
+            for e in &c.arguments.args {
+                if let Expr::Name(n) = e {
+                    let st = self.st();
+                    if let Some(&id) = st.names.get(n.id.as_str()) {
+                        let held = &mut st.env[id as usize];
+                        if held.kind == ValueKind::MaybeTensor && held.origin.is_none() {
+                            *held = Value::unknown(held.span.clone());
+                        }
+                    }
+                }
+            }
+        }
         let wrapped = args.first().filter(|a| a.v.is_tensorish());
         let (device, origin) = match device_kw {
             Some(d) => {
