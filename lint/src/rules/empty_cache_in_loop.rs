@@ -5,7 +5,8 @@ use crate::rule::{declare_rule, Violation};
 declare_rule! {
     /// ## What it does
     /// Checks for calls that release the caching allocator's memory (`empty_cache()`) inside a
-    /// loop.
+    /// loop. Not in an `except` handler: releasing the cache after an out-of-memory error, before
+    /// retrying with a smaller batch, is its documented use.
     ///
     /// ## Why is this bad?
     /// Freed blocks go back to the driver and the next iteration allocates them again with

@@ -271,6 +271,8 @@ struct FnState {
     no_grad_depth: u32,
     /// Inside the body of an `if`/`elif`/`else`.
     branch_depth: u32,
+    /// Inside an `except` handler: recovery code, run when something failed.
+    handler_depth: u32,
     /// Bindings an enclosing `if isinstance(name, list):` holds as host data in its body, with
     /// the value they hold outside it.
     narrowed: Vec<(usize, Value)>,
@@ -715,6 +717,7 @@ impl<'a> Lowerer<'a> {
             elapsed: HashMap::default(),
             none_tests: Vec::new(),
             narrowed: Vec::new(),
+            handler_depth: 0,
             moving: None,
             exits: 0,
             no_grad_depth: 0,
@@ -1098,7 +1101,9 @@ impl<'a> Lowerer<'a> {
                 self.stmts(&tr.body);
                 for h in &tr.handlers {
                     let ast::ExceptHandler::ExceptHandler(h) = h;
+                    self.st().handler_depth += 1;
                     self.stmts(&h.body);
+                    self.st().handler_depth -= 1;
                 }
                 self.stmts(&tr.orelse);
                 self.stmts(&tr.finalbody);
@@ -1395,6 +1400,14 @@ impl<'a> Lowerer<'a> {
             );
         }
         None
+    }
+
+    /// `torch.cuda.empty_cache()`: released blocks, unless in an `except` handler (after an
+    /// out-of-memory error, before retrying smaller: the documented use).
+    fn empty_cache(&mut self, span: Span) {
+        if self.st().handler_depth == 0 {
+            self.emit(EventKind::EmptyCache, span);
+        }
     }
 
     fn in_method(&self) -> bool {
@@ -2625,7 +2638,7 @@ impl<'a> Lowerer<'a> {
                 return Some(Val::new(Value::unknown(span)));
             }
             "cuda.empty_cache" => {
-                self.emit(EventKind::EmptyCache, span.clone());
+                self.empty_cache(span.clone());
                 return Some(Val::new(Value::unknown(span)));
             }
             "cuda.is_available" | "backends.mps.is_available" | "cuda.device_count" => {
@@ -3345,7 +3358,7 @@ impl<'a> Lowerer<'a> {
         // `torch.cuda.empty_cache()` through an alias of a device module (`device_module`,
         // `get_accelerator()`), not another object's cache (`transform.empty_cache()`).
         if name == "empty_cache" && t::names_device_module(self.src_of(&*a.value)) {
-            self.emit(EventKind::EmptyCache, span.clone());
+            self.empty_cache(span.clone());
             return Val::new(Value::unknown(span));
         }
 
