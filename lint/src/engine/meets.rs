@@ -282,6 +282,10 @@ pub(crate) fn call_meetings<'e>(
                 }
             }
             let Some(origin) = origin else { continue };
+            // `"cuda"`, the current device each rank sets, is where NCCL computes.
+            if meet.partner == Partner::Collective && device == Device::Cuda(None) {
+                continue;
+            }
             if !device.is_hard_coded() || origin.is_transfer {
                 continue;
             }

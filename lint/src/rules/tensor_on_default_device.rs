@@ -2,7 +2,7 @@ use std::collections::HashSet;
 
 use crate::checker::Checker;
 use crate::diagnostic::{Applicability, Edit, Fix};
-use crate::engine::meets::{call_meetings, is_generic_data, op_name};
+use crate::engine::meets::{call_meetings, is_generic_data, op_name, COLLECTIVE_PREFIX};
 use crate::ir::{
     Arg, CallTarget, Device, EventKind, FileId, Function, Origin, Span, Value, ValueKind,
 };
@@ -21,8 +21,8 @@ declare_rule! {
     /// A stateful sub-module of the model (its weights are on the model's device), a
     /// `torch.distributed` collective, called directly or through a function of the tree that
     /// hands its parameter to one (NCCL takes accelerator tensors only; not in a file that sets
-    /// up a gloo group, which a test of the configured backend, `backend == "gloo"`, is not), an
-    /// in-place update of a 0-dim host tensor (`acc += loss`) and, on a
+    /// up a gloo group, which a test of the configured backend, `backend == "gloo"`, is not;
+    /// `"cuda"`, each rank's current device, is where NCCL computes), an in-place update of a 0-dim host tensor (`acc += loss`) and, on a
     /// forward path, a host-built table indexed with tensors (`torch.eye(n)[target]`: `PyTorch`
     /// takes indices on the host or on the table's device) are meeting points too. A 0-dim tch
     /// `Tensor::from(number)` mixes with any device, as `PyTorch`'s 0-dim tensors do in elementwise
@@ -355,6 +355,11 @@ fn check_op(
             || origin.is_transfer
             || accelerator_only && !matches!(device, Device::Cuda(_))
         {
+            continue;
+        }
+        // `"cuda"` (the current device, which each rank sets to its own) in a collective is
+        // where NCCL computes.
+        if name.starts_with(COLLECTIVE_PREFIX) && *device == Device::Cuda(None) {
             continue;
         }
         if !seen.insert((origin.file, origin.span.clone())) {
