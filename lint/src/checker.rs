@@ -275,12 +275,35 @@ impl<'a> Program<'a> {
         self.host_only.contains(&r)
     }
 
+    /// The host-only functions, to a fixpoint: a function whose callers are host-only passes
+    /// host tensors along (a data parser's `orient_poses(poses)` gives `rotation_between` host
+    /// vectors too). Bounded by [`crate::engine::meets::MAX_ROUNDS`].
     fn host_only_functions(&self) -> HashSet<FnRef> {
+        let mut host = HashSet::default();
+        for _ in 0..crate::engine::meets::MAX_ROUNDS {
+            let next = self.host_only_round(&host);
+            if next == host {
+                break;
+            }
+            host = next;
+        }
+        host
+    }
+
+    /// One round of [`Program::host_only_functions`], given the host-only functions found so far.
+    fn host_only_round(&self, known: &HashSet<FnRef>) -> HashSet<FnRef> {
         // Per callee: (seen a call with tensor arguments, every such argument was host-built).
         let mut seen: HashMap<FnRef, bool> = HashMap::default();
         for file in self.files {
             // Tests run library code on the host by habit: their calls are no evidence.
-            for f in file.functions.iter().filter(|f| !f.meta.is_test) {
+            for (index, f) in file
+                .functions
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| !f.meta.is_test)
+            {
+                let caller = (file.id, u32::try_from(index).unwrap_or(u32::MAX));
+                let host_caller = known.contains(&caller);
                 for event in &f.events {
                     let EventKind::Call { target, args } = &event.kind else {
                         continue;
@@ -305,7 +328,19 @@ impl<'a> Program<'a> {
                             continue;
                         }
                         let host = tensors.iter().all(|v| {
-                            v.host_scalar.is_some() || self.resolve(v, file.id).0 == Device::Cpu
+                            v.host_scalar.is_some()
+                                || match self.resolve(v, file.id).0 {
+                                    Device::Cpu => true,
+                                    // What a host-only caller's tensor parameters carry.
+                                    Device::Input => {
+                                        host_caller
+                                            && !crate::engine::meets::carried_params(
+                                                self, file.id, f, v,
+                                            )
+                                            .is_empty()
+                                    }
+                                    _ => false,
+                                }
                         });
                         let entry = seen.entry(callee).or_insert(true);
                         *entry &= host;

@@ -86,7 +86,8 @@ declare_rule! {
     /// that name (methods of the same type for `self.f()`), so two same-named helpers with
     /// different behaviour hide each other. Devices stored on the model (`self.device`) are
     /// trusted. A function is taken as host-only code, and not checked, when every call of it
-    /// outside tests passes it tensors built on the host. A method placer does not know, called
+    /// outside tests passes it tensors built on the host, or what a host-only caller was given
+    /// (a data parser's helpers, calls deep). A method placer does not know, called
     /// on what may be a tensor, is taken for a tensor op on its arguments: a host tensor given
     /// to a host-only method of another type (`SparseTensor.partition(node_weight=w)`, METIS on
     /// the CPU) is reported.
