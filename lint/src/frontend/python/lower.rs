@@ -480,13 +480,7 @@ impl<'a> Lowerer<'a> {
                         .filter(|f| {
                             let body = self.src_of(*f);
                             body.contains("torch.")
-                                || body.match_indices("self.").any(|(i, _)| {
-                                    let rest = &body[i + 5..];
-                                    let len = rest
-                                        .bytes()
-                                        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
-                                        .count();
-                                    let attr = &rest[..len];
+                                || self_attributes(body).any(|(attr, _)| {
                                     registered.contains(attr)
                                         || tensor_attrs.contains(attr)
                                         || submodules.contains_key(attr)
@@ -546,14 +540,8 @@ impl<'a> Lowerer<'a> {
             let Some(src) = sources.get(name) else {
                 continue;
             };
-            for (i, _) in src.match_indices("self.") {
-                let rest = &src[i + 5..];
-                let len = rest
-                    .bytes()
-                    .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
-                    .count();
-                let callee = &rest[..len];
-                if rest[len..].starts_with('(') && callee != "forward" {
+            for (callee, after) in self_attributes(src) {
+                if after.starts_with('(') && callee != "forward" {
                     if let Some((&k, _)) = sources.get_key_value(callee) {
                         work.push(k);
                     }
@@ -3481,6 +3469,19 @@ impl<'a> Lowerer<'a> {
     }
 }
 
+/// Every `self.<name>` in `src`, as the name (empty after `self.` followed by no identifier)
+/// and the text right after it.
+fn self_attributes(src: &str) -> impl Iterator<Item = (&str, &str)> {
+    src.match_indices("self.").map(move |(i, _)| {
+        let rest = &src[i + 5..];
+        let len = rest
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            .count();
+        rest.split_at(len)
+    })
+}
+
 /// One pass over a class's source for `self.<name>`: every attribute any method assigns
 /// (`self.act = act`, `self.x += ..`, `self.a, self.b = ..`), and the buffers and parameters it
 /// registers (`self.register_buffer("name", ..)`, `self.register_parameter("name", ..)`,
@@ -3490,17 +3491,11 @@ fn class_attributes(class_source: &str) -> (HashSet<String>, HashSet<String>) {
     let mut assigned = HashSet::default();
     let mut registered: HashSet<String> = HashSet::default();
     let mut plain: HashSet<String> = HashSet::default();
-    for (i, _) in class_source.match_indices("self.") {
-        let rest = &class_source[i + 5..];
-        let len = rest
-            .bytes()
-            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
-            .count();
-        if len == 0 {
+    for (name, after) in self_attributes(class_source) {
+        if name.is_empty() {
             continue;
         }
-        let name = &rest[..len];
-        let after = rest[len..].trim_start_matches([' ', '\t']);
+        let after = after.trim_start_matches([' ', '\t']);
         if matches!(name, "register_buffer" | "register_parameter") {
             let args = after.strip_prefix('(').unwrap_or("").trim_start();
             // `register_parameter(name="raw_scale", parameter=..)` (gpytorch's style).
