@@ -826,6 +826,16 @@ impl<'a> Lowerer<'a> {
             let default = p.default.as_deref().map(|d| self.eval(d).v);
             let annotation = p.parameter.annotation.as_deref().map(|a| self.src_of(a));
             (value.kind, value.device) = param_kind(pname, annotation, p.default.as_deref());
+            if value.kind == ValueKind::Other
+                && annotation.is_none()
+                && p.default.is_none()
+                && t::is_host_value_name(pname)
+                && uses_tensor_only_member(self.src_of(f), pname)
+            {
+                // `is_index_global_attn.long()`: a name that reads like a flag, used as only a
+                // tensor can be.
+                (value.kind, value.device) = (ValueKind::MaybeTensor, Device::Input);
+            }
             if value.kind == ValueKind::MaybeTensor && !self.uses_torch {
                 // In a file that never imports torch, an unannotated parameter is host data.
                 (value.kind, value.device) = (ValueKind::Other, Device::Unknown);
@@ -1864,9 +1874,24 @@ impl<'a> Lowerer<'a> {
 
     fn note_tensor_use(&mut self, v: &Value, member: &str) {
         let Some(b) = v.var else { return };
-        if t::TENSOR_EVIDENCE.contains(&member) {
-            self.mark_tensor_params(|p| p.binding == Some(b));
+        if !t::TENSOR_EVIDENCE.contains(&member) {
+            return;
         }
+        // `src_logits = outputs["logits"]; src_logits.shape`: a local that only reads one
+        // parameter (an item or an attribute of it) and is used as a tensor says the parameter
+        // holds tensors.
+        let holder = (v.kind == ValueKind::MaybeTensor && v.device == Device::Input)
+            .then(|| {
+                let st = self.stack.last()?;
+                let from = &st.func.bindings.get(b as usize)?.derived_from;
+                let mut params = from
+                    .iter()
+                    .filter(|&&r| r != b && st.func.params.iter().any(|p| p.binding == Some(r)));
+                let first = *params.next()?;
+                params.next().is_none().then_some(first)
+            })
+            .flatten();
+        self.mark_tensor_params(|p| p.binding == Some(b) || p.binding == holder);
     }
 
     /// `if isinstance(x, np.ndarray): x = torch.from_numpy(x)`: a host conversion of `name`
@@ -2680,7 +2705,9 @@ impl<'a> Lowerer<'a> {
         if let Some(d) = kw("device").filter(|d| d.kind == ValueKind::Device) {
             return Some(Val::new(tensor(span, d.device.clone(), d.origin.clone())));
         }
-        if !t::HOST_ARGUMENT_FUNCTIONS.contains(&last) {
+        if !t::HOST_ARGUMENT_FUNCTIONS.contains(&last)
+            && !t::SIZE_ARGUMENT_FUNCTIONS.contains(&last)
+        {
             self.maybe_op(last, arg_tensors.to_vec(), span.clone());
         }
         let origin = if t::BOOL_OPS.contains(&last) && !first.device.is_hard_coded() {
@@ -3471,6 +3498,23 @@ impl<'a> Lowerer<'a> {
 
 /// Every `self.<name>` in `src`, as the name (empty after `self.` followed by no identifier)
 /// and the text right after it.
+/// Whether a function's source uses `name` with a member only a `torch.Tensor` has
+/// (`name.long()`, `name.unsqueeze(..)`, `name.device`): not a number, a list, a config or a
+/// `NumPy` array.
+fn uses_tensor_only_member(src: &str, name: &str) -> bool {
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    src.match_indices(name).any(|(i, _)| {
+        if i > 0 && (ident(src.as_bytes()[i - 1]) || src.as_bytes()[i - 1] == b'.') {
+            return false;
+        }
+        let Some(rest) = src[i + name.len()..].strip_prefix('.') else {
+            return false;
+        };
+        let len = rest.bytes().take_while(|&b| ident(b)).count();
+        t::TENSOR_ONLY_MEMBERS.contains(&&rest[..len])
+    })
+}
+
 fn self_attributes(src: &str) -> impl Iterator<Item = (&str, &str)> {
     src.match_indices("self.").map(move |(i, _)| {
         let rest = &src[i + 5..];

@@ -184,6 +184,34 @@ pub(crate) const TENSOR_FUNCTIONS: &[&str] = &[
     "linalg.norm",
 ];
 
+/// Members only a `torch.Tensor` has: not a number, a list, a config object or a `NumPy` array
+/// (which has `shape`, `reshape`, `squeeze`, `repeat`, `nonzero`, ..).
+pub(crate) const TENSOR_ONLY_MEMBERS: &[&str] = &[
+    "device",
+    "unsqueeze",
+    "permute",
+    "long",
+    "half",
+    "cuda",
+    "contiguous",
+    "numel",
+    "new_zeros",
+    "new_ones",
+    "new_full",
+    "new_empty",
+    "new_tensor",
+    "masked_fill",
+    "expand",
+    "expand_as",
+    "type_as",
+    "is_cuda",
+    "narrow",
+    "index_select",
+    "masked_select",
+    "repeat_interleave",
+    "unbind",
+];
+
 /// Members whose use on a parameter says the function takes a tensor there (`x.shape`,
 /// `x.permute(..)`): those of `torch.Tensor` that lists, numbers and configs do not have.
 pub(crate) const TENSOR_EVIDENCE: &[&str] = &[
@@ -304,6 +332,11 @@ pub(crate) const SHAPE_METHODS: &[&str] = &[
 /// others: `ctc_loss`'s targets and lengths (cuDNN's CTC even requires them there),
 /// `pack_padded_sequence`'s lengths ("a 1D CPU int64 tensor": CUDA lengths raise).
 pub(crate) const HOST_ARGUMENT_FUNCTIONS: &[&str] = &["ctc_loss", "pack_padded_sequence"];
+
+/// Functions of `torch` / `torch.nn.functional` whose arguments after the first are sizes,
+/// amounts or shifts the host reads (`F.pad(x, (0, n - x.shape[-1]))`), not tensors that meet it.
+pub(crate) const SIZE_ARGUMENT_FUNCTIONS: &[&str] =
+    &["pad", "interpolate", "tile", "roll", "narrow"];
 
 /// `torch.nn` layers that hold weights, which a subclass's `super().forward(x)` applies to `x`.
 pub(crate) const NN_LAYERS_WITH_WEIGHTS: &[&str] = &[
