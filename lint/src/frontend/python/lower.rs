@@ -1072,9 +1072,18 @@ impl<'a> Lowerer<'a> {
                 self.stmts(&w.orelse);
             }
             Stmt::If(i) => {
+                let has_else = i.elif_else_clauses.iter().any(|c| c.test.is_none());
+                let before = has_else.then(|| self.st().env.clone());
+                let mut ends = Vec::new();
                 self.branch(Some(&i.test), &i.body);
                 for clause in &i.elif_else_clauses {
+                    if has_else {
+                        ends.push(self.st().env.clone());
+                    }
                     self.branch(clause.test.as_ref(), &clause.body);
+                }
+                if let Some(before) = before {
+                    self.keep_host_branch(&before, &ends);
                 }
             }
             Stmt::With(w) => {
@@ -1134,6 +1143,41 @@ impl<'a> Lowerer<'a> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// After an `if`/`else` whose every path assigns a name: when an earlier branch built it on
+    /// the host with a factory and the last one placed it on a device-generic device, the name may hold the
+    /// host tensor (`if cache_position is None: pos = torch.arange(n) else: pos =
+    /// cache_position.to(device)`), so it keeps that one: what meets device-generic data after
+    /// the `if` fails on that path. `ends` holds the values at the end of each earlier branch.
+    fn keep_host_branch(&mut self, before: &[Value], ends: &[Vec<Value>]) {
+        let st = self.st();
+        for id in 0..st.env.len() {
+            let last = &st.env[id];
+            // (Placed there on purpose: moved or built with a device argument. The author knew
+            // where it had to be; data merely handed on, `pbc = data["pbc"]`, says nothing.)
+            let generic = last.is_tensorish()
+                && matches!(last.device, Device::Input | Device::Cached)
+                && last
+                    .origin
+                    .as_ref()
+                    .is_some_and(|o| o.is_transfer || o.device_span.is_some())
+                && before.get(id) != Some(last);
+            if !generic {
+                continue;
+            }
+            let host = ends.iter().find_map(|env| {
+                let v = env.get(id)?;
+                (v.is_tensor()
+                    && v.device == Device::Cpu
+                    && v.origin.as_ref().is_some_and(|o| !o.is_transfer)
+                    && before.get(id) != Some(v))
+                .then(|| v.clone())
+            });
+            if let Some(host) = host {
+                st.env[id] = host;
+            }
         }
     }
 
@@ -3442,6 +3486,17 @@ impl<'a> Lowerer<'a> {
                     v.device = index.device.clone();
                     v.origin = None;
                     v.kind = ValueKind::Tensor;
+                }
+            }
+            // `torch.tensor(n - 1).view(-1, 1)`: a 0-dim host scalar given dimensions is a host
+            // tensor, which no longer mixes with accelerator tensors.
+            if matches!(name, "view" | "reshape" | "unsqueeze" | "expand" | "repeat")
+                && !args.is_empty()
+                && v.device == Device::Unknown
+            {
+                if let Some(origin) = v.host_scalar.take() {
+                    v.device = Device::Cpu;
+                    v.origin = Some(origin);
                 }
             }
             if name != "clone" {

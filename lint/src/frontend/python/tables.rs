@@ -335,8 +335,9 @@ pub(crate) const HOST_ARGUMENT_FUNCTIONS: &[&str] = &["ctc_loss", "pack_padded_s
 
 /// Functions of `torch` / `torch.nn.functional` whose arguments after the first are sizes,
 /// amounts or shifts the host reads (`F.pad(x, (0, n - x.shape[-1]))`), not tensors that meet it.
+/// Also `torch.jit.trace(f, example_inputs)`: it hands the inputs to `f`, which is where they meet.
 pub(crate) const SIZE_ARGUMENT_FUNCTIONS: &[&str] =
-    &["pad", "interpolate", "tile", "roll", "narrow"];
+    &["pad", "interpolate", "tile", "roll", "narrow", "trace"];
 
 /// `torch.nn` layers that hold weights, which a subclass's `super().forward(x)` applies to `x`.
 pub(crate) const NN_LAYERS_WITH_WEIGHTS: &[&str] = &[
