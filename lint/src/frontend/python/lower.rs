@@ -1632,7 +1632,9 @@ impl<'a> Lowerer<'a> {
             Expr::Set(s) => self.eval_aggregate(&s.elts, span),
             Expr::Dict(d) => {
                 for item in &d.items {
-                    if let Some(k) = &item.key {
+                    // A device string as a key names where something was, not where to put it:
+                    // `map_location={"cuda:0": f"cuda:{rank}"}` remaps what rank 0 saved.
+                    if let Some(k) = item.key.as_ref().filter(|k| !k.is_string_literal_expr()) {
                         self.eval(k);
                     }
                     self.eval(&item.value);
