@@ -21,6 +21,10 @@ declare_rule! {
     /// def scale(x):
     ///     w = torch.ones(x.shape[-1], device=x.device)
     ///     return x * w
+    ///
+    /// def predict(model, x):
+    ///     with torch.autocast("cuda", dtype=torch.float16):
+    ///         return scale(model(x))
     /// ```
     ///
     /// Use instead:
@@ -30,11 +34,19 @@ declare_rule! {
     /// def scale(x):
     ///     w = torch.ones(x.shape[-1], device=x.device, dtype=x.dtype)
     ///     return x * w
+    ///
+    /// def predict(model, x):
+    ///     with torch.autocast("cuda", dtype=torch.float16):
+    ///         return scale(model(x))
     /// ```
     ///
     /// ## Known problems
     /// Integer and boolean helpers (`arange`, `randint`, masks) are not checked; a helper converted
-    /// afterwards (`.to(x.dtype)`, `.type_as(x)`, `.half()`) is not reported.
+    /// afterwards (`.to(x.dtype)`, `.type_as(x)`, `.half()`) is not reported. In Python, only files
+    /// with a half-precision path (`.half()`, `float16`, `bfloat16`, `autocast`, `fp16`, `bf16`,
+    /// `mixed_precision`, `GradScaler`) are checked: elsewhere the input is `float32` like the
+    /// helper. A function written for callers that pass half-precision data from another file is
+    /// missed.
     ///
     /// ## References
     /// - `../shared/RULES.md`, P105
@@ -63,6 +75,12 @@ impl Violation for HelperDtypeNotInherited {
 }
 
 pub(crate) fn check(checker: &mut Checker<'_>) {
+    // A default-dtype helper only goes wrong next to half-precision data: in a Python file with
+    // no half-precision path (no `.half()`, `float16`, `bfloat16`, `autocast`, ..) the input is
+    // `float32` like the helper.
+    if checker.is_python() && !mentions_half_precision(&checker.file.source) {
+        return;
+    }
     for (_, func) in checker.functions() {
         let defaults: HashSet<_> = func
             .events
@@ -131,6 +149,24 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 .label(event.span.clone(), "meets the input here");
         }
     }
+}
+
+/// Whether Python source has a half-precision path: a cast to, a dtype of, or a context for half
+/// precision (`.half()`, `torch.float16`, `torch.bfloat16`, `autocast`, `fp16`, `bf16`,
+/// `mixed_precision`, `GradScaler`).
+fn mentions_half_precision(source: &str) -> bool {
+    [
+        ".half(",
+        "float16",
+        "torch.half",
+        "autocast",
+        "fp16",
+        "bf16",
+        "mixed_precision",
+        "GradScaler",
+    ]
+    .iter()
+    .any(|w| source.contains(w))
 }
 
 /// Whether the expression ending at `end` is, once its closing parentheses are passed, rounded or
