@@ -14,6 +14,8 @@ declare_rule! {
     /// exists only on the host: the caller's data wrapped (`torch.as_tensor(obs)`), or what the
     /// host computed from the caller's non-tensor arguments (`torch.from_numpy(targets)` with
     /// targets rasterised from annotations), where the upload is the one copy the data needs.
+    /// In Python, a host-built index into a device tensor (`logits[torch.arange(b), last]`) is
+    /// such a move too: `PyTorch` copies the index to the tensor's device before indexing.
     ///
     /// ## Why is this bad?
     /// Every call pays for building the tensor on the host and for a host-to-device copy, which
@@ -83,11 +85,21 @@ declare_rule! {
         tensor: String,
         device: String,
         target: String,
+        /// Used as an index into the target (`logits[torch.arange(b), last]`): `PyTorch` copies it
+        /// to the target's device, a transfer no `.to()` names.
+        by_indexing: bool,
     }
 }
 
 impl Violation for CreateThenTransfer {
     fn message(&self) -> String {
+        if self.by_indexing {
+            return format!(
+                "`{}` is built on `{}` and indexes `{}`, which copies it to that device on every \
+                 forward call",
+                self.tensor, self.device, self.target
+            );
+        }
         format!(
             "`{}` is built on `{}` and then moved to `{}` on every forward call",
             self.tensor, self.device, self.target
@@ -95,6 +107,9 @@ impl Violation for CreateThenTransfer {
     }
 
     fn help(&self) -> Option<String> {
+        if self.by_indexing {
+            return Some(format!("build it on `{}.device` directly", self.target));
+        }
         Some(format!(
             "build it on `{}` directly, or create it once at construction and keep it as a buffer",
             self.target
@@ -195,15 +210,20 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 (None, true) => origin.span.clone(),
                 _ => event.span.clone(),
             };
+            let by_indexing =
+                crate::utils::is_index_copy(&checker.file.source, &event.span, &to_value.span);
             let violation = CreateThenTransfer {
                 tensor: checker.text(&source.span),
                 device: written(&origin).to_string(),
                 target: checker.text(&to_value.span),
+                by_indexing,
             };
             let elsewhere = checker.describe_origin(&origin);
             let function = func.meta.name.clone();
             let diagnostic = checker.report(&violation, span);
-            if local {
+            if local && by_indexing {
+                diagnostic.label(event.span.clone(), format!("copied here, in `{function}`"));
+            } else if local {
                 diagnostic.label(event.span.clone(), format!("moved here, in `{function}`"));
             } else if let Some(place) = elsewhere {
                 diagnostic.label(source.span.clone(), format!("built at {place}"));

@@ -157,6 +157,10 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             else {
                 continue;
             };
+            // (A host-built index copied by indexing is P103's: no `.to()` to hoist.)
+            if crate::utils::is_index_copy(&checker.file.source, &event.span, &to_value.span) {
+                continue;
+            }
             // The moved value is a local defined outside the loop and never reassigned in it...
             let Some(var) = source.var else { continue };
             if !invariant(func, var, lp) {

@@ -1700,6 +1700,26 @@ impl<'a> Lowerer<'a> {
                         self.maybe_op_of("index", operands, span.clone(), true);
                     }
                 }
+                // `logits[torch.arange(b), last]` with `logits` device-generic: PyTorch copies the
+                // host-built index to `logits`' device first, a transfer like `.to(logits.device)`.
+                if base.v.is_tensorish() && matches!(base.v.device, Device::Input | Device::Cached)
+                {
+                    for i in idx.tensors() {
+                        if i.is_tensor()
+                            && i.device == Device::Cpu
+                            && i.origin.as_ref().is_some_and(|o| !o.is_transfer)
+                        {
+                            self.emit(
+                                EventKind::Transfer {
+                                    source: i,
+                                    to: base.v.device.clone(),
+                                    to_value: base.v.clone(),
+                                },
+                                span.clone(),
+                            );
+                        }
+                    }
+                }
                 let mut v = base.v;
                 v.var = None;
                 v.reads.extend(idx.v.reads);
