@@ -1720,9 +1720,17 @@ impl<'a> Lowerer<'a> {
                         }
                     }
                 }
+                let indexes_tensor = base.v.is_tensorish()
+                    && matches!(base.v.device, Device::Input | Device::Cached)
+                    && (idx.v.is_tensorish()
+                        || !idx.elems.is_empty() && idx.elems.iter().all(Value::is_tensorish));
                 let mut v = base.v;
                 v.var = None;
-                v.reads.extend(idx.v.reads);
+                // `features[mask]` of a device-generic tensor is where `features` is, whatever
+                // device the index is on: the index is not part of the result's data.
+                if !indexes_tensor {
+                    v.reads.extend(idx.v.reads);
+                }
                 if v.kind != ValueKind::Host && !v.is_tensorish() {
                     let reads = std::mem::take(&mut v.reads);
                     v = Value::unknown(span.clone());
