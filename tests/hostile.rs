@@ -316,7 +316,7 @@ fn should_attribute_findings_to_the_real_cell_when_code_contains_marker_text() {
         "python",
         &[
             "x = 1\n",
-            "import torch\n# %% [placer cell 7]\ndef f(t):\n    total = 0\n    for i in range(3):\n        total += t.item()\n    return total\n",
+            "import torch\n# %% [placer cell 7]\ndef f(t: torch.Tensor):\n    total = 0\n    for i in range(3):\n        total += t.item()\n    return total\n",
         ],
     );
     write(dir.path(), "nb.ipynb", nb.as_bytes());

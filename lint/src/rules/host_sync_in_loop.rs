@@ -1,7 +1,7 @@
 use std::collections::HashSet;
 
 use crate::checker::Checker;
-use crate::ir::{Device, EventKind};
+use crate::ir::{Device, EventKind, ValueKind};
 use crate::rule::{declare_rule, Violation};
 use crate::utils::loop_decisions;
 
@@ -57,6 +57,9 @@ declare_rule! {
     /// ```
     ///
     /// ## Known problems
+    /// `.item()` of a Python parameter that the function never uses as a tensor is not reported:
+    /// it may be a `NumPy` scalar or a number (an image size).
+    ///
     /// A read whose result decides when the loop stops (`if next == eos { break }`, a line search
     /// testing its step) is needed on the host and is not reported, even when it also feeds
     /// arithmetic. A read done only on some iterations (`if step == 1 { .. }`) is reported: the
@@ -131,6 +134,17 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             // A sampler returning a token id reads on the host by design (pedantic at most).
             if matches!(&read_event.kind, EventKind::HostRead { method, .. } if method == "sample")
             {
+                continue;
+            }
+            // A parameter never used as a tensor may be a NumPy scalar or a Python number
+            // (`dest_width.item()` of an image size): not known to be device data.
+            let untyped_parameter = tensor.kind != ValueKind::Tensor
+                && tensor.var.is_some()
+                && func
+                    .params
+                    .iter()
+                    .any(|p| p.binding == tensor.var && !p.tensor_use);
+            if untyped_parameter {
                 continue;
             }
             let (device, origin) = checker.resolve(tensor);
