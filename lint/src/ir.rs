@@ -232,6 +232,9 @@ pub enum EventKind {
         to: Device,
         /// The target device's value (its span and text).
         to_value: Value,
+        /// `PyTorch`'s copy of a host-built index into the tensor it indexes
+        /// (`logits[torch.arange(b), last]`, `to_value` being `logits`): no `.to()` is written.
+        by_indexing: bool,
     },
     /// A synchronising copy to the host (`to_vec1`, `to_scalar`, `item`).
     HostRead {

@@ -125,7 +125,10 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
         }
         for (at, event) in func.events.iter().enumerate() {
             let EventKind::Transfer {
-                source, to_value, ..
+                source,
+                to_value,
+                by_indexing,
+                ..
             } = &event.kind
             else {
                 continue;
@@ -210,18 +213,16 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 (None, true) => origin.span.clone(),
                 _ => event.span.clone(),
             };
-            let by_indexing =
-                crate::utils::is_index_copy(&checker.file.source, &event.span, &to_value.span);
             let violation = CreateThenTransfer {
                 tensor: checker.text(&source.span),
                 device: written(&origin).to_string(),
                 target: checker.text(&to_value.span),
-                by_indexing,
+                by_indexing: *by_indexing,
             };
             let elsewhere = checker.describe_origin(&origin);
             let function = func.meta.name.clone();
             let diagnostic = checker.report(&violation, span);
-            if local && by_indexing {
+            if local && *by_indexing {
                 diagnostic.label(event.span.clone(), format!("copied here, in `{function}`"));
             } else if local {
                 diagnostic.label(event.span.clone(), format!("moved here, in `{function}`"));

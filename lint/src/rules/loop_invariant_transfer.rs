@@ -151,16 +151,17 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
     for (_, func) in checker.functions() {
         for event in &func.events {
             let Some(lp) = event.loop_id else { continue };
+            // (Not a host-built index copied by indexing: that is P103's, with no `.to()` to
+            // hoist.)
             let EventKind::Transfer {
-                source, to_value, ..
+                source,
+                to_value,
+                by_indexing: false,
+                ..
             } = &event.kind
             else {
                 continue;
             };
-            // (A host-built index copied by indexing is P103's: no `.to()` to hoist.)
-            if crate::utils::is_index_copy(&checker.file.source, &event.span, &to_value.span) {
-                continue;
-            }
             // The moved value is a local defined outside the loop and never reassigned in it...
             let Some(var) = source.var else { continue };
             if !invariant(func, var, lp) {

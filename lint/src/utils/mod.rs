@@ -47,18 +47,3 @@ pub(crate) fn loop_decisions(func: &Function) -> Vec<&Span> {
         })
         .collect()
 }
-
-/// Whether a transfer event at `event` is the copy `PyTorch` makes of a host-built index into the
-/// tensor at `target` (`logits[torch.arange(b), last]`, lowered as a transfer of the index to
-/// `logits`' device), not a `.to()` written in the code: the event's source text is the target's
-/// followed by `[`.
-pub(crate) fn is_index_copy(
-    source: &str,
-    event: &std::ops::Range<usize>,
-    target: &std::ops::Range<usize>,
-) -> bool {
-    source
-        .get(event.clone())
-        .zip(source.get(target.clone()))
-        .is_some_and(|(e, t)| e.strip_prefix(t).is_some_and(|r| r.starts_with('[')))
-}

@@ -1702,8 +1702,9 @@ impl<'a> Lowerer<'a> {
                 }
                 // `logits[torch.arange(b), last]` with `logits` device-generic: PyTorch copies the
                 // host-built index to `logits`' device first, a transfer like `.to(logits.device)`.
-                if base.v.is_tensorish() && matches!(base.v.device, Device::Input | Device::Cached)
-                {
+                let generic_base = base.v.is_tensorish()
+                    && matches!(base.v.device, Device::Input | Device::Cached);
+                if generic_base {
                     for i in idx.tensors() {
                         if i.is_tensor()
                             && i.device == Device::Cpu
@@ -1714,14 +1715,14 @@ impl<'a> Lowerer<'a> {
                                     source: i,
                                     to: base.v.device.clone(),
                                     to_value: base.v.clone(),
+                                    by_indexing: true,
                                 },
                                 span.clone(),
                             );
                         }
                     }
                 }
-                let indexes_tensor = base.v.is_tensorish()
-                    && matches!(base.v.device, Device::Input | Device::Cached)
+                let indexes_tensor = generic_base
                     && (idx.v.is_tensorish()
                         || !idx.elems.is_empty() && idx.elems.iter().all(Value::is_tensorish));
                 let mut v = base.v;
@@ -3373,6 +3374,7 @@ impl<'a> Lowerer<'a> {
                         source: recv.v.clone(),
                         to: to.clone(),
                         to_value: to_value.clone(),
+                        by_indexing: false,
                     },
                     method_span.clone(),
                 );
@@ -3581,8 +3583,6 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-/// Every `self.<name>` in `src`, as the name (empty after `self.` followed by no identifier)
-/// and the text right after it.
 /// Whether a function's source uses `name` with a member only a `torch.Tensor` has
 /// (`name.long()`, `name.unsqueeze(..)`, `name.device`): not a number, a list, a config or a
 /// `NumPy` array.
@@ -3600,6 +3600,8 @@ fn uses_tensor_only_member(src: &str, name: &str) -> bool {
     })
 }
 
+/// Every `self.<name>` in `src`, as the name (empty after `self.` followed by no identifier)
+/// and the text right after it.
 fn self_attributes(src: &str) -> impl Iterator<Item = (&str, &str)> {
     src.match_indices("self.").map(move |(i, _)| {
         let rest = &src[i + 5..];

@@ -1295,6 +1295,7 @@ impl<'a> Lowerer<'a> {
                         source: recv.v.clone(),
                         to: to.clone(),
                         to_value: to_value.clone(),
+                        by_indexing: false,
                     },
                     method_span.clone(),
                 );
