@@ -254,6 +254,8 @@ struct FnState {
     env: Vec<Value>,
     /// The class of the object a binding holds, when it was built by calling a class.
     instance_of: HashMap<BindingId, String>,
+    /// Parameters that hold a Python number (`eps: float`, `scale=0.5`).
+    number_params: Vec<BindingId>,
     loop_stack: Vec<LoopId>,
     log_depth: u32,
     periodic_depth: u32,
@@ -698,6 +700,7 @@ impl<'a> Lowerer<'a> {
             names: HashMap::default(),
             env: Vec::new(),
             instance_of: HashMap::default(),
+            number_params: Vec::new(),
             loop_stack: Vec::new(),
             log_depth: 0,
             periodic_depth: 0,
@@ -846,7 +849,12 @@ impl<'a> Lowerer<'a> {
                 value.device = Device::Unknown;
             }
             let kind = value.kind;
+            let number = matches!(annotation, Some("float" | "int"))
+                || annotation.is_none() && p.default.as_deref().is_some_and(is_number_literal);
             let binding = self.bind(pname, value);
+            if number {
+                self.st().number_params.push(binding);
+            }
             // `buf: Buffer` with `Buffer` a class of this file: its methods are known.
             if let Some(class) = annotation.filter(|a| self.class(a).is_some()) {
                 self.st().instance_of.insert(binding, class.to_string());
@@ -873,6 +881,24 @@ impl<'a> Lowerer<'a> {
             self.st().func.returns.clear();
         }
         self.end_function();
+    }
+
+    /// Whether `e` is a Python number: a numeric literal, or a parameter that holds one and
+    /// still does.
+    fn is_number(&self, e: &Expr) -> bool {
+        if is_number_literal(e) {
+            return true;
+        }
+        let Expr::Name(n) = e else {
+            return false;
+        };
+        self.stack.last().is_some_and(|st| {
+            st.names.get(n.id.as_str()).is_some_and(|&b| {
+                st.number_params.contains(&b)
+                    && st.env[b as usize].kind == ValueKind::Other
+                    && st.func.bindings[b as usize].assigned_in.is_empty()
+            })
+        })
     }
 
     fn src_of(&self, node: &impl Ranged) -> &'a str {
@@ -2196,7 +2222,11 @@ impl<'a> Lowerer<'a> {
             && rhs.is_tensor()
             && rhs.origin.is_none()
             && matches!(rhs.device, Device::Input | Device::Cached);
-        let mut v = if (lhs.is_tensorish() || !rhs.is_tensorish()) && !rhs_known {
+        // A 0-dim host tensor combined with another tensor gives a result where that one is
+        // (`torch.sqrt(torch.tensor(2.0)) * fwhm`), not a 0-dim host tensor.
+        let scalar_lhs =
+            lhs.host_scalar.is_some() && rhs.is_tensorish() && rhs.host_scalar.is_none();
+        let mut v = if (lhs.is_tensorish() || !rhs.is_tensorish()) && !rhs_known && !scalar_lhs {
             lhs.clone()
         } else {
             rhs.clone()
@@ -2472,7 +2502,12 @@ impl<'a> Lowerer<'a> {
             .stack
             .last()
             .is_some_and(|s| s.func.meta.name == "__init__");
-        if constructing || self.probing > 0 || inputs.is_empty() || !self.holds_state(sub_class) {
+        if constructing
+            || self.probing > 0
+            || inputs.is_empty()
+            || !self.holds_state(sub_class)
+            || self.in_dataset_class()
+        {
             return;
         }
         let callee_end = usize::from(receiver.range().end()) + 1 + name.len();
@@ -2505,6 +2540,24 @@ impl<'a> Lowerer<'a> {
     /// file that registers some or has sub-modules, a `torch.nn` layer with weights, or a class
     /// imported from elsewhere (its weights are not known to be absent). Activations, dropout,
     /// pooling, padding, containers of nothing and losses hold none.
+    /// Whether the current method is one of a dataset class's (`class Mel(Dataset)`): its
+    /// sub-modules are the dataset's own transforms, run by the data loader's host workers with
+    /// the data, not model state on the model's device.
+    fn in_dataset_class(&self) -> bool {
+        let Some(class) = self
+            .stack
+            .last()
+            .and_then(|s| s.func.meta.self_type.as_deref())
+            .and_then(|c| self.class(c))
+        else {
+            return false;
+        };
+        class.bases.iter().any(|b| {
+            let last = b.rsplit('.').next().unwrap_or(b);
+            t::DATASET_BASES.contains(&last)
+        })
+    }
+
     fn holds_state(&self, class: &str) -> bool {
         if let Some(info) = self.class(class) {
             return info.stateful;
@@ -2802,6 +2855,11 @@ impl<'a> Lowerer<'a> {
             return Some(Val::new(tensor(span, first.device, origin)));
         }
         let mut v = tensor(span, first.device, origin);
+        // `torch.sqrt(torch.as_tensor(eps))`: an elementwise function of a 0-dim host tensor is
+        // one too.
+        if arg_tensors.len() == 1 && t::ELEMENTWISE_FUNCTIONS.contains(&last) {
+            v.host_scalar.clone_from(&first.host_scalar);
+        }
         // `torch.sum(a * b)` returns a tensor whatever is known of `a` and `b`: it takes only
         // tensors.
         if !t::TENSOR_FUNCTIONS.contains(&rest) {
@@ -2916,6 +2974,12 @@ impl<'a> Lowerer<'a> {
             None if t::is_legacy_constructor(name) && c.arguments.args.is_empty() => {
                 (Device::Unknown, None)
             }
+            // `torch.as_tensor(eps)` of a number: a 0-dim scalar, as `torch.tensor(1e-5)`.
+            None if matches!(name, "as_tensor" | "scalar_tensor")
+                && c.arguments.args.first().is_some_and(|e| self.is_number(e)) =>
+            {
+                (Device::Unknown, None)
+            }
             // `torch.as_tensor([..])`, `torch.as_tensor(np.arange(n))`: host data wrapped on the
             // host. A legacy constructor (`torch.Tensor(weights)`, `torch.LongTensor(ids)`)
             // always builds on the CPU: given a CUDA tensor it raises.
@@ -3003,10 +3067,19 @@ impl<'a> Lowerer<'a> {
             .filter(|_| !shape_factory);
         let on_host = device == Device::Cpu;
         // (Given a device, it is on that one: `torch.tensor(n, device=x.device)`.)
-        let host_scalar = name == "tensor"
-            && Self::keyword(c, "device").is_none()
-            && !is_sequence_literal(c.arguments.args.first())
-            && args.first().is_some_and(|a| !a.v.is_tensorish());
+        let host_scalar = Self::keyword(c, "device").is_none()
+            && match name {
+                "tensor" => {
+                    !is_sequence_literal(c.arguments.args.first())
+                        && args.first().is_some_and(|a| !a.v.is_tensorish())
+                }
+                // `torch.as_tensor(eps)` of a number (a literal, or a parameter annotated or
+                // defaulted as one); of anything else it may be an array.
+                "as_tensor" | "scalar_tensor" => {
+                    c.arguments.args.first().is_some_and(|e| self.is_number(e))
+                }
+                _ => false,
+            };
         // `torch.from_numpy(targets[0])`, `torch.tensor(encoded)`: data a function computed on
         // the host (a name or an element of one, not a literal or a NumPy factory call).
         let computed = match c.arguments.args.first() {
@@ -3501,7 +3574,14 @@ impl<'a> Lowerer<'a> {
                 } else {
                     recv.v.clone()
                 }];
-                operands.extend(arg_tensors);
+                if matches!(name, "index_put_" | "index_put") {
+                    // PyTorch copies the indices to the receiver's device (host indices are
+                    // fine); the values meet it.
+                    let values = args.get(1).map(|a| &a.v).or(kw("values"));
+                    operands.extend(values.filter(|v| v.is_tensorish()).cloned());
+                } else {
+                    operands.extend(arg_tensors);
+                }
                 self.maybe_op(name, operands, span.clone());
             }
             let mut v = recv.v.clone();
@@ -3772,6 +3852,15 @@ fn param_kind(name: &str, annotation: Option<&str>, default: Option<&Expr>) -> (
             (ValueKind::Other, Device::Unknown)
         }
         None => (ValueKind::MaybeTensor, Device::Input),
+    }
+}
+
+/// Whether `e` is a numeric literal (`1e-5`, `-2`).
+fn is_number_literal(e: &Expr) -> bool {
+    match e {
+        Expr::NumberLiteral(_) => true,
+        Expr::UnaryOp(u) => matches!(&*u.operand, Expr::NumberLiteral(_)),
+        _ => false,
     }
 }
 

@@ -740,3 +740,44 @@ pub(crate) const COLLECTIVES: &[&str] = &[
     "gather",
     "scatter",
 ];
+
+/// Elementwise `torch` functions: of a 0-dim tensor they return a 0-dim tensor where it is.
+pub(crate) const ELEMENTWISE_FUNCTIONS: &[&str] = &[
+    "abs",
+    "ceil",
+    "clamp",
+    "clip",
+    "cos",
+    "cosh",
+    "erf",
+    "erfc",
+    "exp",
+    "exp2",
+    "expm1",
+    "floor",
+    "lgamma",
+    "log",
+    "log10",
+    "log1p",
+    "log2",
+    "neg",
+    "negative",
+    "pow",
+    "reciprocal",
+    "relu",
+    "round",
+    "rsqrt",
+    "sigmoid",
+    "sign",
+    "sin",
+    "sinh",
+    "sqrt",
+    "square",
+    "tan",
+    "tanh",
+    "trunc",
+];
+
+/// Bases of dataset classes (`torch.utils.data`), by last segment: their methods run in the
+/// data loader's host workers.
+pub(crate) const DATASET_BASES: &[&str] = &["Dataset", "IterableDataset"];
