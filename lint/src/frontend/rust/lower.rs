@@ -192,6 +192,9 @@ struct FnState {
     timer_live: bool,
     /// Parameters of a primitive number type (`gamma: f64`).
     number_params: Vec<String>,
+    /// Parameters whose type is a struct or trait of the file seen so far (`guider: &Guider`,
+    /// `b: &mut dyn TextDecoder`), by binding: their method calls resolve to the tree.
+    param_types: Vec<(BindingId, String)>,
     /// How many `break`/`return` expressions have been evaluated so far.
     exits: u32,
     /// The function handles device-generic data (it has a `self` receiver or a tensor
@@ -228,6 +231,11 @@ struct Lowerer<'a> {
     /// of `Encoder::forward`.
     structs: HashSet<String>,
     field_types: HashMap<(String, String), String>,
+    /// The trait being walked, and the methods of the file's traits that are declared to return
+    /// host data (`fn forward(&mut self, ..) -> Vec<f32>`), by `(trait, method)`.
+    current_trait: Option<String>,
+    traits: HashSet<String>,
+    host_trait_methods: HashSet<(String, String)>,
     test_depth: u32,
     /// Do not walk test modules at all.
     skip_test_modules: bool,
@@ -266,6 +274,9 @@ impl<'a> Lowerer<'a> {
             stack: Vec::new(),
             impls: Vec::new(),
             structs: HashSet::default(),
+            current_trait: None,
+            traits: HashSet::default(),
+            host_trait_methods: HashSet::default(),
             field_types: HashMap::default(),
             test_depth: 0,
             skip_test_modules: false,
@@ -473,6 +484,7 @@ impl<'a> Lowerer<'a> {
             periodic_depth: 0,
             timer_live: false,
             number_params: Vec::new(),
+            param_types: Vec::new(),
             exits: 0,
             generic_scope: false,
             tuple_return: false,
@@ -686,6 +698,11 @@ impl<'a> Lowerer<'a> {
                 let st = self.st();
                 let binding = (st.func.bindings.len() == first + 1)
                     .then(|| BindingId::try_from(first).unwrap_or(BindingId::MAX));
+                if let (Some(b), Some(ty)) = (binding, receiver_type_name(&arg.ty)) {
+                    if self.structs.contains(&ty) || self.traits.contains(&ty) {
+                        self.st().param_types.push((b, ty));
+                    }
+                }
                 let name = binding.map_or_else(
                     || self.src.get(span.clone()).unwrap_or("_").to_string(),
                     |b| {
@@ -1403,6 +1420,42 @@ impl<'a> Lowerer<'a> {
             }
         }
 
+        // A method of a parameter whose type is a struct of this file (`guider.calculate(..)`
+        // with `guider: &Guider`), or of a trait of this file declared to return host data
+        // (`b.forward(&ids)` with `b: &mut dyn TextDecoder`, `-> Vec<f32>`): no device work
+        // of its own is queued by the latter, whatever the implementation did to get it.
+        let param_type = recv.v.var.and_then(|b| {
+            let st = self.stack.last()?;
+            st.param_types
+                .iter()
+                .find(|(p, _)| *p == b)
+                .map(|(_, ty)| ty.clone())
+        });
+        if let Some(ty) = param_type {
+            if self
+                .host_trait_methods
+                .contains(&(ty.clone(), name.to_string()))
+            {
+                let mut v = Value::unknown(span);
+                v.reads = reads;
+                return Val::new(v);
+            }
+            if self.structs.contains(&ty) {
+                let target = CallTarget::Method {
+                    self_type: ty,
+                    name: name.to_string(),
+                };
+                return Val::new(self.local_call(
+                    target,
+                    &args,
+                    arg_tensors,
+                    first_arg_device,
+                    span,
+                    reads,
+                ));
+            }
+        }
+
         // Calls of this type's own methods.
         if is_self {
             if let Some((Some(self_type), _)) = self.impls.last().cloned() {
@@ -2070,6 +2123,67 @@ fn wrapped_type_name(ty: &syn::Type) -> Option<String> {
     Some(name)
 }
 
+/// The type a parameter's methods are looked up on: `&Guider`, `&mut dyn TextDecoder`,
+/// `Box<dyn Decoder>`, `impl Decoder` (the first trait bound), by last path segment.
+fn receiver_type_name(ty: &syn::Type) -> Option<String> {
+    let bound = |bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>| {
+        bounds.iter().find_map(|b| match b {
+            syn::TypeParamBound::Trait(t) => t.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        })
+    };
+    match ty {
+        syn::Type::Reference(r) => receiver_type_name(&r.elem),
+        syn::Type::Paren(p) => receiver_type_name(&p.elem),
+        syn::Type::TraitObject(t) => bound(&t.bounds),
+        syn::Type::ImplTrait(t) => bound(&t.bounds),
+        syn::Type::Path(p) => {
+            let seg = p.path.segments.last()?;
+            if matches!(seg.ident.to_string().as_str(), "Box" | "Arc" | "Rc") {
+                if let syn::PathArguments::AngleBracketed(args) = &seg.arguments {
+                    if let Some(syn::GenericArgument::Type(inner)) = args.args.first() {
+                        return receiver_type_name(inner);
+                    }
+                }
+                return None;
+            }
+            Some(seg.ident.to_string())
+        }
+        _ => None,
+    }
+}
+
+/// Whether a declared return type is host data only: numbers, `bool`, `String`, and vectors,
+/// slices, arrays, tuples, `Option`s and `Result`s of them (`Vec<f32>`, `Result<(u32, f32)>`).
+fn returns_host_data(output: &syn::ReturnType) -> bool {
+    fn host(ty: &syn::Type) -> bool {
+        match ty {
+            syn::Type::Tuple(t) => !t.elems.is_empty() && t.elems.iter().all(host),
+            syn::Type::Array(a) => host(&a.elem),
+            syn::Type::Slice(s) => host(&s.elem),
+            syn::Type::Reference(r) => host(&r.elem),
+            syn::Type::Path(p) => {
+                let Some(seg) = p.path.segments.last() else {
+                    return false;
+                };
+                let name = seg.ident.to_string();
+                if t::is_number_type(&name) || matches!(name.as_str(), "bool" | "String" | "str") {
+                    return true;
+                }
+                if !matches!(name.as_str(), "Vec" | "Option" | "Result" | "Box") {
+                    return false;
+                }
+                let syn::PathArguments::AngleBracketed(args) = &seg.arguments else {
+                    return false;
+                };
+                matches!(args.args.first(), Some(syn::GenericArgument::Type(inner)) if host(inner))
+            }
+            _ => false,
+        }
+    }
+    matches!(output, syn::ReturnType::Type(_, ty) if host(ty))
+}
+
 /// Whether a declared return type is a tuple (in `Result` or `Option`) that holds a tensor and,
 /// beside it, no host scalar (`Result<(Tensor, Vec<String>)>`, not `(Tensor, usize)`): a caller that
 /// destructures it gives every name the tensors' device, which a shape must not get.
@@ -2305,7 +2419,21 @@ impl<'ast> Visit<'ast> for Lowerer<'_> {
         self.lower_fn(meta, &f.sig, &f.block);
     }
 
+    fn visit_item_trait(&mut self, i: &'ast syn::ItemTrait) {
+        let name = i.ident.to_string();
+        self.traits.insert(name.clone());
+        let outer = self.current_trait.replace(name);
+        syn::visit::visit_item_trait(self, i);
+        self.current_trait = outer;
+    }
+
     fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+        if let Some(tr) = &self.current_trait {
+            if returns_host_data(&f.sig.output) {
+                self.host_trait_methods
+                    .insert((tr.clone(), f.sig.ident.to_string()));
+            }
+        }
         if let Some(body) = &f.default {
             let meta = self.fn_meta(&f.sig, &f.attrs, false);
             self.lower_fn(meta, &f.sig, body);
