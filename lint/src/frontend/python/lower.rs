@@ -2774,7 +2774,14 @@ impl<'a> Lowerer<'a> {
         }
         let rest = Self::torch_name(q)?;
         match rest {
-            "cuda.synchronize" => {
+            // Every backend's (`torch.mps.synchronize()` on Apple GPUs, `torch.xpu`, the
+            // device-generic `torch.accelerator`).
+            "cuda.synchronize"
+            | "mps.synchronize"
+            | "xpu.synchronize"
+            | "npu.synchronize"
+            | "mlu.synchronize"
+            | "accelerator.synchronize" => {
                 self.emit(EventKind::Synchronize, span.clone());
                 return Some(Val::new(Value::unknown(span)));
             }
