@@ -265,6 +265,9 @@ struct FnState {
     elapsed: HashMap<String, Vec<u32>>,
     /// Names tested by the enclosing `if name is None:` branches.
     none_tests: Vec<String>,
+    /// Inside `if device == "cuda":` (a bare `"cuda"` compared): ordinal 0 here spells the
+    /// default device the caller asked for, not a choice of GPU.
+    bare_cuda_depth: u32,
     /// The name being bound by `name = name.to(..)` (a move of its own value), while it is.
     moving: Option<String>,
     exits: u32,
@@ -707,6 +710,7 @@ impl<'a> Lowerer<'a> {
             timer_live: false,
             elapsed: HashMap::default(),
             none_tests: Vec::new(),
+            bare_cuda_depth: 0,
             narrowed: Vec::new(),
             handler_depth: 0,
             moving: None,
@@ -1229,6 +1233,10 @@ impl<'a> Lowerer<'a> {
         if let Some(name) = none_test {
             self.st().none_tests.push(name.to_string());
         }
+        let bare_cuda = test.is_some_and(compares_bare_cuda);
+        if bare_cuda {
+            self.st().bare_cuda_depth += 1;
+        }
         // `if isinstance(target, list):` the parameter is host data in the body
         // (`torch.tensor(target)` is built on the host, not copied where a tensor was).
         let narrowed = test.and_then(host_instance_test).and_then(|name| {
@@ -1257,6 +1265,9 @@ impl<'a> Lowerer<'a> {
         }
         if none_test.is_some() {
             self.st().none_tests.pop();
+        }
+        if bare_cuda {
+            self.st().bare_cuda_depth -= 1;
         }
         if periodic {
             self.st().periodic_depth -= 1;
@@ -1775,6 +1786,12 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Whether ordinal `n` is written where a bare `"cuda"` was asked for (`if device ==
+    /// "cuda": return "cuda:0"`): the spelling of the default device, not a choice of GPU.
+    fn spells_default(&self, n: u32) -> bool {
+        n == 0 && self.stack.last().is_some_and(|st| st.bare_cuda_depth > 0)
+    }
+
     /// A string literal naming a device is a device value (`"cuda:1"`, `"cpu"`).
     fn device_literal(&mut self, s: &str, span: Span) -> Value {
         let mut v = Value::unknown(span.clone());
@@ -1788,7 +1805,7 @@ impl<'a> Lowerer<'a> {
             "meta" => Device::Meta,
             _ => Device::Unknown,
         };
-        if let Some(ordinal) = ordinal {
+        if let Some(ordinal) = ordinal.filter(|&n| !self.spells_default(n)) {
             self.emit(EventKind::DeviceOrdinal { ordinal }, span.clone());
         }
         if v.device.is_hard_coded() {
@@ -2889,7 +2906,9 @@ impl<'a> Lowerer<'a> {
         let ordinal = c.arguments.args.get(1).and_then(int_literal);
         v.device = match (&first.v.device, ordinal) {
             (Device::Cuda(None), Some(n)) => {
-                self.emit(EventKind::DeviceOrdinal { ordinal: n }, span.clone());
+                if !self.spells_default(n) {
+                    self.emit(EventKind::DeviceOrdinal { ordinal: n }, span.clone());
+                }
                 Device::Cuda(Some(n))
             }
             (d, _) => d.clone(),
@@ -3859,6 +3878,28 @@ fn param_kind(name: &str, annotation: Option<&str>, default: Option<&Expr>) -> (
             (ValueKind::Other, Device::Unknown)
         }
         None => (ValueKind::MaybeTensor, Device::Input),
+    }
+}
+
+/// Whether a condition compares something with the bare `"cuda"` device (`device == "cuda"`,
+/// `dev == torch.device("cuda")`), as a device parser does before spelling it out.
+fn compares_bare_cuda(test: &Expr) -> bool {
+    let bare = |e: &Expr| match e {
+        Expr::StringLiteral(s) => s.value.to_str() == "cuda",
+        Expr::Call(c) => {
+            matches!(&*c.func, Expr::Attribute(a) if a.attr.id.as_str() == "device")
+                && c.arguments.args.len() == 1
+                && matches!(c.arguments.args.first(), Some(Expr::StringLiteral(s)) if s.value.to_str() == "cuda")
+        }
+        _ => false,
+    };
+    match test {
+        Expr::Compare(c) => {
+            c.ops.iter().all(|op| matches!(op, ast::CmpOp::Eq))
+                && (bare(&c.left) || c.comparators.iter().any(bare))
+        }
+        Expr::BoolOp(b) => b.values.iter().any(compares_bare_cuda),
+        _ => false,
     }
 }
 
