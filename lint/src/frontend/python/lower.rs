@@ -2553,10 +2553,6 @@ impl<'a> Lowerer<'a> {
         })
     }
 
-    /// Whether instances of `class` (last segment) hold parameters or buffers: a class of this
-    /// file that registers some or has sub-modules, a `torch.nn` layer with weights, or a class
-    /// imported from elsewhere (its weights are not known to be absent). Activations, dropout,
-    /// pooling, padding, containers of nothing and losses hold none.
     /// Whether the current method is one of a dataset class's (`class Mel(Dataset)`): its
     /// sub-modules are the dataset's own transforms, run by the data loader's host workers with
     /// the data, not model state on the model's device.
@@ -2575,6 +2571,10 @@ impl<'a> Lowerer<'a> {
         })
     }
 
+    /// Whether instances of `class` (last segment) hold parameters or buffers: a class of this
+    /// file that registers some or has sub-modules, a `torch.nn` layer with weights, or a class
+    /// imported from elsewhere (its weights are not known to be absent). Activations, dropout,
+    /// pooling, padding, containers of nothing and losses hold none.
     fn holds_state(&self, class: &str) -> bool {
         if let Some(info) = self.class(class) {
             return info.stateful;
@@ -2973,6 +2973,10 @@ impl<'a> Lowerer<'a> {
             }
         }
         let wrapped = args.first().filter(|a| a.v.is_tensorish());
+        // `torch.as_tensor(eps)` of a number (a literal, or a parameter annotated or defaulted
+        // as one); of anything else it may be an array.
+        let scalar_of_number = matches!(name, "as_tensor" | "scalar_tensor")
+            && c.arguments.args.first().is_some_and(|e| self.is_number(e));
         let (device, origin) = match device_kw {
             Some(d) => {
                 let (device_span, text) = match &d.origin {
@@ -3001,11 +3005,7 @@ impl<'a> Lowerer<'a> {
                 (Device::Unknown, None)
             }
             // `torch.as_tensor(eps)` of a number: a 0-dim scalar, as `torch.tensor(1e-5)`.
-            None if matches!(name, "as_tensor" | "scalar_tensor")
-                && c.arguments.args.first().is_some_and(|e| self.is_number(e)) =>
-            {
-                (Device::Unknown, None)
-            }
+            None if scalar_of_number => (Device::Unknown, None),
             // `torch.as_tensor([..])`, `torch.as_tensor(np.arange(n))`: host data wrapped on the
             // host. A legacy constructor (`torch.Tensor(weights)`, `torch.LongTensor(ids)`)
             // always builds on the CPU: given a CUDA tensor it raises.
@@ -3099,11 +3099,7 @@ impl<'a> Lowerer<'a> {
                     !is_sequence_literal(c.arguments.args.first())
                         && args.first().is_some_and(|a| !a.v.is_tensorish())
                 }
-                // `torch.as_tensor(eps)` of a number (a literal, or a parameter annotated or
-                // defaulted as one); of anything else it may be an array.
-                "as_tensor" | "scalar_tensor" => {
-                    c.arguments.args.first().is_some_and(|e| self.is_number(e))
-                }
+                "as_tensor" | "scalar_tensor" => scalar_of_number,
                 _ => false,
             };
         // `torch.from_numpy(targets[0])`, `torch.tensor(encoded)`: data a function computed on

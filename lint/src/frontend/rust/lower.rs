@@ -192,8 +192,9 @@ struct FnState {
     timer_live: bool,
     /// Parameters of a primitive number type (`gamma: f64`).
     number_params: Vec<String>,
-    /// Parameters whose type is a struct or trait of the file seen so far (`guider: &Guider`,
-    /// `b: &mut dyn TextDecoder`), by binding: their method calls resolve to the tree.
+    /// Parameters whose type is a struct of the file seen so far, or a trait of it with methods
+    /// that return host data (`guider: &Guider`, `b: &mut dyn TextDecoder`), by binding: their
+    /// method calls resolve to the tree.
     param_types: Vec<(BindingId, String)>,
     /// How many `break`/`return` expressions have been evaluated so far.
     exits: u32,
@@ -234,7 +235,6 @@ struct Lowerer<'a> {
     /// The trait being walked, and the methods of the file's traits that are declared to return
     /// host data (`fn forward(&mut self, ..) -> Vec<f32>`), by `(trait, method)`.
     current_trait: Option<String>,
-    traits: HashSet<String>,
     host_trait_methods: HashSet<(String, String)>,
     test_depth: u32,
     /// Do not walk test modules at all.
@@ -275,7 +275,6 @@ impl<'a> Lowerer<'a> {
             impls: Vec::new(),
             structs: HashSet::default(),
             current_trait: None,
-            traits: HashSet::default(),
             host_trait_methods: HashSet::default(),
             field_types: HashMap::default(),
             test_depth: 0,
@@ -699,7 +698,9 @@ impl<'a> Lowerer<'a> {
                 let binding = (st.func.bindings.len() == first + 1)
                     .then(|| BindingId::try_from(first).unwrap_or(BindingId::MAX));
                 if let (Some(b), Some(ty)) = (binding, receiver_type_name(&arg.ty)) {
-                    if self.structs.contains(&ty) || self.traits.contains(&ty) {
+                    // (A trait matters only for its methods that return host data.)
+                    let host_trait = self.host_trait_methods.iter().any(|(tr, _)| *tr == ty);
+                    if self.structs.contains(&ty) || host_trait {
                         self.st().param_types.push((b, ty));
                     }
                 }
@@ -2420,9 +2421,7 @@ impl<'ast> Visit<'ast> for Lowerer<'_> {
     }
 
     fn visit_item_trait(&mut self, i: &'ast syn::ItemTrait) {
-        let name = i.ident.to_string();
-        self.traits.insert(name.clone());
-        let outer = self.current_trait.replace(name);
+        let outer = self.current_trait.replace(i.ident.to_string());
         syn::visit::visit_item_trait(self, i);
         self.current_trait = outer;
     }
