@@ -93,7 +93,8 @@ struct CheckArgs {
     /// Do not run these rules.
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     ignore: Vec<String>,
-    /// Also check test code (Rust `#[test]`, `#[cfg(test)]`, `tests/`, `benches/`, `examples/`;
+    /// Also check test code (Rust `#[test]`, `#[cfg(test)]`, `tests/`, `benches/`, `examples/`,
+    /// and `[[test]]`, `[[bench]]` and `[[example]]` targets `Cargo.toml` declares elsewhere;
     /// Python `test_*.py`, `*_test.py`, `conftest.py`, `tests/`, `test/`, `testing/`). Python
     /// `examples/` and scripts are checked as scripts that choose their own device.
     #[arg(long)]

@@ -4,6 +4,7 @@ use std::fs;
 use std::path::Path;
 
 use assert_cmd::Command;
+use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 
 fn placer() -> Command {
@@ -169,6 +170,35 @@ fn should_honour_gitignore() {
     write(dir.path(), "generated/model.rs", BUGGY.as_bytes());
     write(dir.path(), "src/model.rs", CLEAN.as_bytes());
     placer().arg("check").arg(dir.path()).assert().code(0);
+}
+
+#[test]
+fn should_take_targets_the_manifest_declares_elsewhere_as_test_code() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "Cargo.toml",
+        b"[package]\nname = \"m\"\nversion = \"0.1.0\"\n\n\
+          [[example]]\nname = \"speed\"\npath = \"bench/speed.rs\"\n",
+    );
+    write(dir.path(), "src/lib.rs", CLEAN.as_bytes());
+    // An example target outside `examples/`: test code, checked only with `--include-tests`.
+    write(dir.path(), "bench/speed.rs", BUGGY.as_bytes());
+    placer().arg("check").arg(dir.path()).assert().code(0);
+    placer()
+        .args(["check", "--include-tests"])
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(contains("speed.rs"));
+    // A file beside it that no target names is library code, as cargo would build it.
+    write(dir.path(), "bench/model.rs", BUGGY.as_bytes());
+    placer()
+        .args(["check", "--output-format", "concise"])
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(contains("model.rs").and(contains("speed.rs").not()));
 }
 
 #[test]

@@ -32,6 +32,7 @@ mod engine;
 pub mod fix;
 mod frontend;
 pub mod ir;
+mod manifest;
 pub mod notebook;
 pub mod registry;
 pub mod render;
@@ -64,7 +65,8 @@ fn check_source_here(path: &Path, source: &str, settings: &Settings) -> Vec<Diag
         frontend::rust::apply_settings(&mut file, settings);
         file
     } else {
-        frontend::rust::lower_file(0, path, &Arc::from(source), settings, false)
+        let test_target = manifest::DeclaredTargets::default().is_test_target(path);
+        frontend::rust::lower_file(0, path, &Arc::from(source), settings, test_target, false)
     };
     let files = vec![file];
     let program = checker::Program::new(&files);
@@ -261,11 +263,14 @@ pub(crate) fn anchored(text: &str, extra_factories: &[String]) -> bool {
     may_match(text) || extra_factories.iter().any(|f| text.contains(f.as_str()))
 }
 
+/// Reads, parses and lowers one file. `test_target`: its crate's manifest declares it as a test,
+/// bench or example target.
 fn lower(
     id: usize,
     path: &Path,
     contents: std::io::Result<Vec<u8>>,
     settings: &Settings,
+    test_target: bool,
 ) -> ir::File {
     let (source, bad) = decode(contents);
     let id = ir::FileId::try_from(id).unwrap_or(ir::FileId::MAX);
@@ -289,13 +294,13 @@ fn lower(
         return file;
     }
     let test_only = !settings.include_tests
-        && (frontend::rust::is_test_path(path) || settings.is_test_path(path));
+        && (test_target || frontend::rust::is_test_path(path) || settings.is_test_path(path));
     if test_only || settings.prefilter && !anchored(&source, &settings.extra_factories) {
         // Every file is parsed, since `syntax-error` can fire in any file. A file that names no
         // tensor API can take part in a finding only through its calls, so only its call graph
         // is lowered; test code that is not checked needs not even that (nothing outside a test
         // target can call into one).
-        let mut file = frontend::rust::lower_calls_only(id, path, &source);
+        let mut file = frontend::rust::lower_calls_only(id, path, &source, test_target);
         if file.syntax_error.is_none() {
             if test_only {
                 file.functions.clear();
@@ -304,7 +309,8 @@ fn lower(
             return file;
         }
     }
-    let mut file = frontend::rust::lower_file(id, path, &source, settings, settings.prefilter);
+    let mut file =
+        frontend::rust::lower_file(id, path, &source, settings, test_target, settings.prefilter);
     mark_unsupported(&mut file);
     file
 }
@@ -477,6 +483,8 @@ fn check_found(
     mut contents: Vec<Option<std::io::Result<Vec<u8>>>>,
     settings: &Settings,
 ) -> (Report, Vec<ir::File>) {
+    let mut declared = manifest::DeclaredTargets::default();
+    let test_targets: Vec<bool> = found.iter().map(|p| declared.is_test_target(p)).collect();
     let work: Vec<(usize, Option<std::io::Result<Vec<u8>>>)> = largest_first(found)
         .into_iter()
         .map(|i| (i, contents[i].take()))
@@ -486,7 +494,7 @@ fn check_found(
         .with_max_len(1)
         .map(|(i, c)| {
             let c = c.unwrap_or_else(|| std::fs::read(&found[i]));
-            lower(i, &found[i], c, settings)
+            lower(i, &found[i], c, settings, test_targets[i])
         })
         .collect();
     let files_checked = files.len();
@@ -503,7 +511,14 @@ fn check_found(
             .par_iter()
             .map(|&i| {
                 let f = &files[i];
-                let full = frontend::rust::lower_file(f.id, &f.path, &f.source, settings, false);
+                let full = frontend::rust::lower_file(
+                    f.id,
+                    &f.path,
+                    &f.source,
+                    settings,
+                    test_targets[i],
+                    false,
+                );
                 (i, full)
             })
             .collect();

@@ -13,7 +13,8 @@ use crate::registry::Rule;
 pub struct Settings {
     enabled: Vec<bool>,
     levels: Vec<Option<Severity>>,
-    /// Also lint test code (`#[test]`, `#[cfg(test)]`, `tests/`, `benches/`, `examples/`).
+    /// Also lint test code (`#[test]`, `#[cfg(test)]`, `tests/`, `benches/`, `examples/`, and the
+    /// `[[test]]`, `[[bench]]` and `[[example]]` targets a `Cargo.toml` declares at other paths).
     pub include_tests: bool,
     /// Skip the analysis of files that contain none of the API names a rule could fire on (they
     /// are still parsed, for `syntax-error`). Turning it off changes only speed, never findings.

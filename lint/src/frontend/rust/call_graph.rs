@@ -20,8 +20,14 @@ use crate::ir::{
 
 /// Lowers only the call graph of a file: its functions with their calls and the calls they
 /// return. For files the prefilter skips: they are parsed anyway (for `syntax-error`), and their
-/// calls are all that can carry a forward path or a helper's device through them.
-pub(crate) fn lower_calls_only(id: FileId, path: &Path, source: &Arc<str>) -> File {
+/// calls are all that can carry a forward path or a helper's device through them. `test_target`:
+/// the crate's manifest declares the file as a test, bench or example target.
+pub(crate) fn lower_calls_only(
+    id: FileId,
+    path: &Path,
+    source: &Arc<str>,
+    test_target: bool,
+) -> File {
     let mut file = File::new(id, path, source.clone(), is_binary_file(path, source));
     file.calls_only = true;
     if let Some(error) = super::too_deep(source) {
@@ -36,7 +42,7 @@ pub(crate) fn lower_calls_only(id: FileId, path: &Path, source: &Arc<str>) -> Fi
         Ok(ast) => {
             let no_aliases = HashMap::new();
             let mut walker = CallGraph {
-                path_is_test: is_test_path(path),
+                path_is_test: test_target || is_test_path(path),
                 test_depth: 0,
                 impls: Vec::new(),
                 stack: vec![Function::default()],

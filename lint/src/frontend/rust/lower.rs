@@ -28,16 +28,19 @@ use crate::settings::Settings;
 ///
 /// Test modules (`#[cfg(test)]`, `mod tests`) are not walked unless `settings.include_tests`: no
 /// code outside them can call into them, and their findings are not reported. The settings'
-/// `test-paths`, `forward-methods` and `extra-factories` apply. With `skip_unanchored` (the
-/// prefilter, per function), a function that names no tensor API has only its calls lowered.
+/// `test-paths`, `forward-methods` and `extra-factories` apply. `test_target`: the crate's manifest
+/// declares the file as a test, bench or example target (all of it is test code). With
+/// `skip_unanchored` (the prefilter, per function), a function that names no tensor API has only
+/// its calls lowered.
 pub(crate) fn lower_file(
     id: FileId,
     path: &Path,
     source: &Arc<str>,
     settings: &Settings,
+    test_target: bool,
     skip_unanchored: bool,
 ) -> File {
-    let path_is_test = is_test_path(path) || settings.is_test_path(path);
+    let path_is_test = test_target || is_test_path(path) || settings.is_test_path(path);
     let is_binary = is_binary_file(path, source);
     let mut file = File::new(id, path, source.clone(), is_binary);
     if let Some(error) = super::too_deep(source) {
