@@ -2542,6 +2542,22 @@ impl<'a> Lowerer<'a> {
         );
     }
 
+    /// The class `__init__` built an attribute of `self` as (`self.logger = Logger(..)` for
+    /// `self.logger`), in a method of the class.
+    fn attribute_class(&self, receiver: &Expr) -> Option<String> {
+        let Expr::Attribute(at) = receiver else {
+            return None;
+        };
+        if !is_self(&at.value) || !self.in_method() {
+            return None;
+        }
+        let class = self.stack.last()?.func.meta.self_type.as_deref()?;
+        self.class(class)?
+            .submodules
+            .get(at.attr.id.as_str())
+            .cloned()
+    }
+
     /// The `torch.nn` layer with weights that the current method's class extends directly
     /// (`nn.Embedding`, `nn.Linear`), by its last segment; not a class of this file.
     fn nn_layer_base(&self) -> Option<String> {
@@ -3375,6 +3391,25 @@ impl<'a> Lowerer<'a> {
             }
             v.reads = reads;
             return Val::new(v);
+        }
+        // `self.logger.process_env_step(x)` where `__init__` set `self.logger = Logger(..)`: a
+        // method of that class, which the checker follows where the class is in the tree (what
+        // it waits for, what its parameters meet). The call is also evaluated as below, for a
+        // class outside the tree.
+        if let Some(class) = self.attribute_class(&a.value) {
+            if self.probing == 0 {
+                let target = CallTarget::Method {
+                    self_type: class,
+                    name: name.to_string(),
+                };
+                self.emit(
+                    EventKind::Call {
+                        target,
+                        args: call_args(args, kwargs),
+                    },
+                    span.clone(),
+                );
+            }
         }
         let recv = self.eval_probed(&a.value, matches!(name, "size" | "numel" | "dim"));
         self.note_tensor_use(&recv.v, name);
