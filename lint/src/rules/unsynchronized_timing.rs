@@ -63,7 +63,9 @@ declare_rule! {
     ///
     /// A blocking copy to the host (`.cpu()`, `.item()`, `to_vec1()`) waits for the device, and
     /// so does a called function of the tree that reads device data on the host (a generation
-    /// loop deciding on the host when to stop). A reading given to a sleep
+    /// loop deciding on the host when to stop), and so does formatting a tensor for a log
+    /// (`print("{:.0f}".format(acc.sum()))`). Calls of host libraries (`numpy`, `scipy`) queue no
+    /// device work. A reading given to a sleep
     /// (`time.sleep(1 / fps - (time.perf_counter() - t0))`) paces a loop and is not reported,
     /// nor is work on values known to be on the host.
     ///
@@ -134,7 +136,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 .collect();
             let Some(work) = between.iter().rposition(|e| match &e.kind {
                 EventKind::Op { .. } | EventKind::DeviceWork { .. }
-                    if waiting.contains(&e.span) =>
+                    if waiting.contains(&e.span) || e.in_log =>
                 {
                     false
                 }
@@ -158,6 +160,14 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             // ...is not followed by anything that waits for the device.
             let waits = |e: &crate::ir::Event| match &e.kind {
                 EventKind::Synchronize | EventKind::HostRead { .. } => true,
+                // Formatting a tensor for a log (`"{:.0f}".format(acc.sum())`, an f-string in
+                // `print`) reads its value on the host.
+                EventKind::Op { operands, .. } if e.in_log => {
+                    operands.iter().any(|o| on_device(checker, o))
+                }
+                EventKind::DeviceWork { inputs } if e.in_log => {
+                    inputs.iter().any(|o| on_device(checker, o))
+                }
                 EventKind::Transfer {
                     to: Device::Cpu, ..
                 } => blocking(&func.events, &e.span),

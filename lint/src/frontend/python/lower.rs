@@ -2438,6 +2438,15 @@ impl<'a> Lowerer<'a> {
             }
         }
 
+        // `np.zeros_like(jacobian)`, `scipy.linalg.pinv(a)`: host work on host data.
+        if self
+            .qualified(&c.func)
+            .is_some_and(|q| t::is_host_library_call(&q))
+        {
+            let mut v = Value::unknown(span);
+            v.reads = reads;
+            return Val::new(v);
+        }
         // Calling a value: a module (`model(x)`, `nn.MSELoss()(a, b)`), or anything else.
         let callee = match &*c.func {
             Expr::Name(n) if self.is_local(n.id.as_str()) => Some(self.eval(&c.func)),

@@ -326,6 +326,11 @@ pub(crate) const SHAPE_METHODS: &[&str] = &[
     "roll",
     "chunk",
     "split",
+    "unfold",
+    "narrow",
+    "movedim",
+    "swapaxes",
+    "swapdims",
 ];
 
 /// Functions documented to take some tensor arguments on the host whatever the device of the
@@ -597,6 +602,26 @@ pub(crate) fn device_string(s: &str) -> Option<(&'static str, Option<u32>)> {
             rest.parse::<u32>().ok().map(|n| ("cuda", Some(n)))
         }
     }
+}
+
+/// Libraries that compute on the host only (`numpy`, `scipy`, `sklearn`, `pandas`, `cv2`, `PIL`,
+/// the standard library's `math`, `statistics` and `random`): a call of theirs queues no device
+/// work, whatever it is given (a CUDA tensor given to `numpy` raises instead).
+pub(crate) fn is_host_library_call(qualified: &str) -> bool {
+    let root = qualified.split('.').next().unwrap_or(qualified);
+    qualified.contains('.')
+        && matches!(
+            root,
+            "numpy"
+                | "scipy"
+                | "sklearn"
+                | "pandas"
+                | "cv2"
+                | "PIL"
+                | "math"
+                | "statistics"
+                | "random"
+        )
 }
 
 /// Python builtins: calls of these are never calls into the linted tree.
