@@ -54,13 +54,20 @@ fn build_stamp() -> String {
     format!("{}:{modified}", meta.len())
 }
 
-/// The key of a run: placer's version and build, the run (settings and checked paths), and every
-/// file's path and content (or the error reading it).
+/// The key of a run: placer's version and build, the run (settings and checked paths), every
+/// file's path and content (or the error reading it), and the `Cargo.toml` manifests above the
+/// Rust files (their `[[example]]`, `[[bench]]` and `[[test]]` paths say which files are test code).
 fn key(run: &str, files: &[(PathBuf, std::io::Result<Vec<u8>>)]) -> String {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
     h.update(build_stamp().as_bytes());
     h.update(run.as_bytes());
+    for (manifest, content) in manifests_above(files) {
+        h.update(manifest.to_string_lossy().as_bytes());
+        h.update(&[0]);
+        h.update(&(content.len() as u64).to_le_bytes());
+        h.update(&content);
+    }
     for (path, content) in files {
         h.update(path.to_string_lossy().as_bytes());
         h.update(&[0]);
@@ -108,6 +115,32 @@ pub(crate) fn default_dir(paths: &[PathBuf]) -> PathBuf {
         });
     }
     common.unwrap_or_else(|| PathBuf::from(".")).join(NAME)
+}
+
+/// The `Cargo.toml` files in the directories at and above each Rust file's, with their
+/// contents, in a stable order; each directory is looked at once.
+fn manifests_above(files: &[(PathBuf, std::io::Result<Vec<u8>>)]) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut seen = std::collections::HashSet::new();
+    let mut manifests = Vec::new();
+    for (path, _) in files {
+        if path.extension().and_then(|e| e.to_str()) != Some("rs") {
+            continue;
+        }
+        let Ok(abs) = std::path::absolute(path) else {
+            continue;
+        };
+        for dir in abs.ancestors().skip(1) {
+            if !seen.insert(dir.to_path_buf()) {
+                break;
+            }
+            let manifest = dir.join("Cargo.toml");
+            if let Ok(content) = placer_lint::read_regular_file(&manifest) {
+                manifests.push((manifest, content));
+            }
+        }
+    }
+    manifests.sort_by(|a, b| a.0.cmp(&b.0));
+    manifests
 }
 
 /// Checks `paths`, reading the findings from `dir` (or the default directory) when nothing

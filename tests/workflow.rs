@@ -468,6 +468,14 @@ fn should_reuse_the_cache_until_a_file_changes() {
     );
     let (_, fourth, _) = run(placer().args(["--output-format", "concise"]), dir.path());
     assert_eq!(codes(&fourth), ["P301"], "{fourth}");
+    // So is a tree whose manifest now declares the file an example target (test code).
+    write(
+        dir.path(),
+        "Cargo.toml",
+        "[package]\nname = \"m\"\n[[example]]\nname = \"e\"\npath = \"src/model.rs\"\n",
+    );
+    let (code, fifth, _) = run(placer().args(["--output-format", "concise"]), dir.path());
+    assert_eq!((code, codes(&fifth)), (0, vec![]), "{fifth}");
 }
 
 #[test]

@@ -1555,7 +1555,11 @@ impl<'a> Lowerer<'a> {
         }
 
         if tensor_recv {
-            if t::NON_TENSOR_METHODS.contains(&name) {
+            // `features.insert(k, t)` on what an unresolved call returned (`HashMap::new()`): a
+            // collection, which no tensor type's methods are named like.
+            if t::NON_TENSOR_METHODS.contains(&name)
+                || !recv.v.is_tensor() && t::COLLECTION_METHODS.contains(&name)
+            {
                 let mut v = Value::unknown(span);
                 v.reads = reads;
                 return Val::new(v);
@@ -1935,7 +1939,9 @@ impl<'a> Lowerer<'a> {
             },
             span.clone(),
         );
-        self.device_work(span);
+        if !t::HOST_DATA_FACTORIES.contains(&name) {
+            self.device_work(span);
+        }
         v
     }
 

@@ -69,6 +69,22 @@ pub(crate) const FACTORIES: &[&str] = &[
     "random",
 ];
 
+/// Factories that copy host data into the tensor (`Tensor::from_vec(v, n, &dev)`): the copy from
+/// the host buffer is done when they return, so they leave no device work queued.
+pub(crate) const HOST_DATA_FACTORIES: &[&str] = &[
+    "from_vec",
+    "from_slice",
+    "from_iter",
+    "new",
+    "of_slice",
+    "from",
+    "try_from",
+    "from_data",
+    "from_floats",
+    "from_ints",
+    "from_bool",
+];
+
 /// Factories that create on the host when no device argument is given: tch's `Tensor::from_slice`
 /// and `Tensor::from(..)`, candle's and tch's `Tensor::try_from(..)` always build on CPU.
 pub(crate) const HOST_FACTORIES: &[&str] = &["from_slice", "of_slice", "from", "try_from"];
