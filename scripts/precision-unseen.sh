@@ -15,21 +15,21 @@
 # at random (all of them where there are at most N; seeded: PRECISION_SEED, default 12), each with
 # the line of code it points at, for classifying by hand.
 #
-# Ten pinned sets: UNSEEN_SET=1 (the default; the baseline set, read in docs/precision.md
+# Eleven pinned sets: UNSEEN_SET=1 (the default; the baseline set, read in docs/precision.md
 # "Unseen packages"), UNSEEN_SET=2 ("Unseen packages, round 2"), UNSEEN_SET=3 ("Unseen packages,
 # round 3"), UNSEEN_SET=4 ("Unseen packages, round 4"), UNSEEN_SET=5 ("Unseen packages, round 5"),
 # UNSEEN_SET=6 ("Unseen packages, round 6"), UNSEEN_SET=7 ("Unseen packages, round 7"),
-# UNSEEN_SET=8 ("Unseen packages, round 8"), UNSEEN_SET=9 ("Unseen packages, round 9") and
-# UNSEEN_SET=10 ("Unseen packages, round 10").
+# UNSEEN_SET=8 ("Unseen packages, round 8"), UNSEEN_SET=9 ("Unseen packages, round 9"),
+# UNSEEN_SET=10 ("Unseen packages, round 10") and UNSEEN_SET=11 ("Unseen packages, round 11").
 # Once a set's findings have been read and a rule tuned on them, its figure is a regression check:
 # pin a new set.
 #
 # Usage: scripts/precision-unseen.sh [-- EXTRA_PLACER_ARGS...]
-#   env: UNSEEN_SET (1 to 10), UNSEEN_DIR (default /work/scratch-unseen for set 1,
+#   env: UNSEEN_SET (1 to 11), UNSEEN_DIR (default /work/scratch-unseen for set 1,
 #        /work/scratch-unseen2 for set 2, /work/scratch-unseen3 for set 3, /work/scratch-unseen4
 #        for set 4, /work/scratch-unseen5 for set 5, /work/scratch-unseen6 for set 6,
 #        /work/scratch-unseen7 for set 7, /work/scratch-unseen8 for set 8, /work/scratch-unseen9
-#        for set 9, /work/scratch-unseen10 for set 10),
+#        for set 9, /work/scratch-unseen10 for set 10, /work/scratch-unseen11 for set 11),
 #        PRECISION_SAMPLE, PRECISION_SEED,
 #        PLACER_BIN (a placer binary; else builds one)
 # Exits 1 if placer crashes (exit code other than 0/1, or a panic) on any package.
@@ -304,8 +304,42 @@ RUST_CRATES=(
 )
 default_dir=/work/scratch-unseen10
 ;;
+11)
+# Set 11: chosen 2026-11-24 and pinned before any finding was looked at, each at its latest release
+# on PyPI / crates.io that day (wheels for Python 3.11, all pure Python). Passed over: catalyst (its
+# engine is built on the reserved accelerate), funasr (17 files import transformers, some models wrap
+# HF LLMs; also einops), mattersim (its potential's training loop uses the reserved torchmetrics),
+# facexlib (vendors the same RetinaFace code as face-alignment; chose one), torchxrayvision (its
+# baseline models are thin wrappers around torchvision ResNets), theseus-ai (no wheel for 0.2.3),
+# mpnet-rs (`git grep` hit: "mpnet"), glowrs and reco-forge (wrap candle-transformers' BERT),
+# stablediffusion-wgpu (does not resolve: burn-wgpu 0.11.1 needs a yanked wgpu), native-pyannote-rs
+# (a port of set 3's pyannote.audio), diffusers-burn (based on set 1's diffusers-rs), llama-rs (no
+# candle/burn/tch code), rsllm and yolors (use the reserved candle-examples), rbert, rphi, rmistral,
+# rwuerstchen and segment-anything-rs (the reserved kalosm family). No eligible tch crate was found.
+PY_PACKAGES=(
+  sbi==0.27.0
+  pythae==0.1.2
+  torchensemble==0.2.0
+  pytorch_optimizer==4.1.0
+  face-alignment==1.5.0
+  diffsptk==4.0.1
+  torchkbnufft==1.5.2
+  sevenn==0.13.0
+  geomloss==0.3.1
+  bayesian-torch==0.5.0
+)
+RUST_CRATES=(
+  pocket-tts==0.6.2        # candle: Pocket TTS (flow LM, Mimi codec, SEANet) inference and streaming
+  unillm-runtime==0.1.0    # candle: inference runtime with its own tensor layer and ~47 model families
+  rustpotter==3.0.2        # candle: wake-word spotter, its small networks and their training loop
+  combs-models==0.2.3      # burn: Llama-family models, KV caches, prefill/decode (Combs engine)
+  ClawFoxyVision==0.2.0    # burn: LSTM / GRU / CNN-LSTM time-series forecasting, training loops
+  muonts==0.2.0            # burn: Temporal Fusion Transformer time-series model
+)
+default_dir=/work/scratch-unseen11
+;;
 *)
-  echo "error: UNSEEN_SET must be 1, 2, 3, 4, 5, 6, 7, 8, 9 or 10" >&2
+  echo "error: UNSEEN_SET must be 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 or 11" >&2
   exit 2
   ;;
 esac
