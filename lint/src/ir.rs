@@ -433,6 +433,10 @@ pub struct FunctionMeta {
     pub is_test: bool,
     /// A forward entry: `forward*` / `__call__`, or a method of a module trait impl.
     pub is_forward_entry: bool,
+    /// The function computes with torch's eager quantized kernels (`torch.quantize_per_tensor`,
+    /// `torch.nn.quantized.functional`, `torch.ops.quantized`), which run on the CPU only: the
+    /// tensors it computes with are host tensors.
+    pub quantized_kernels: bool,
 }
 
 /// A function lowered to events.

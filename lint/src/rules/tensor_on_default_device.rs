@@ -87,7 +87,9 @@ declare_rule! {
     /// different behaviour hide each other. Devices stored on the model (`self.device`) are
     /// trusted. A function is taken as host-only code, and not checked, when every call of it
     /// outside tests passes it tensors built on the host, or what a host-only caller was given
-    /// (a data parser's helpers, calls deep). A method placer does not know, called
+    /// (a data parser's helpers, calls deep), and so is a function that computes with torch's
+    /// eager quantized kernels (`torch.nn.quantized.functional`, `torch.ops.quantized`), which
+    /// run on the CPU only. A method placer does not know, called
     /// on what may be a tensor, is taken for a tensor op on its arguments: a host tensor given
     /// to a host-only method of another type (`SparseTensor.partition(node_weight=w)`, METIS on
     /// the CPU) is reported.
@@ -288,7 +290,8 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
         let here = (checker.file.id, u32::try_from(index).unwrap_or(u32::MAX));
         // Host-only code (every caller passes it host-built tensors) may build on the host.
         let forward = checker.is_forward(index);
-        if checker.program.is_host_only(here) {
+        // So does code that computes with the CPU-only quantized kernels.
+        if checker.program.is_host_only(here) || func.meta.quantized_kernels {
             continue;
         }
         let tree_calls = checker.program.tree_call_spans(func, checker.file.id);

@@ -809,6 +809,7 @@ impl<'a> Lowerer<'a> {
             span: span_of(f.name.range),
             is_test,
             is_forward_entry: false,
+            quantized_kernels: false,
         });
         if f.decorator_list
             .iter()
@@ -2739,6 +2740,9 @@ impl<'a> Lowerer<'a> {
         arg_tensors: &[Value],
         span: Span,
     ) -> Option<Val> {
+        if t::is_quantized_kernel(q) {
+            self.st().func.meta.quantized_kernels = true;
+        }
         let kw = |name: &str| {
             kwargs
                 .iter()

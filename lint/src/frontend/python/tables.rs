@@ -604,6 +604,21 @@ pub(crate) fn device_string(s: &str) -> Option<(&'static str, Option<u32>)> {
     }
 }
 
+/// torch's eager quantized kernels, which run on the CPU only (FBGEMM, QNNPACK):
+/// `torch.quantize_per_tensor`, `torch.nn.quantized.functional.conv2d`, `torch.ops.quantized.mul`.
+pub(crate) fn is_quantized_kernel(qualified: &str) -> bool {
+    matches!(
+        qualified,
+        "torch.quantize_per_tensor" | "torch.quantize_per_channel"
+    ) || [
+        "torch.nn.quantized.",
+        "torch.ao.nn.quantized.",
+        "torch.ops.quantized.",
+    ]
+    .iter()
+    .any(|p| qualified.starts_with(p))
+}
+
 /// Libraries that compute on the host only (`numpy`, `scipy`, `sklearn`, `pandas`, `cv2`, `PIL`,
 /// the standard library's `math`, `statistics` and `random`): a call of theirs queues no device
 /// work, whatever it is given (a CUDA tensor given to `numpy` raises instead).

@@ -2082,6 +2082,7 @@ pub(super) fn function_meta(
         trait_name,
         span,
         is_test,
+        quantized_kernels: false,
     }
 }
 
