@@ -331,22 +331,16 @@ fn mark_unsupported(file: &mut ir::File) {
 /// it); `None` when no such manifest is found or the edition comes from the workspace.
 pub fn crate_edition(path: &Path) -> Option<String> {
     let abs = std::path::absolute(path).ok()?;
-    for dir in abs.ancestors().skip(1) {
-        let manifest = dir.join("Cargo.toml");
-        let Ok(text) = read_regular_file(&manifest) else {
-            continue;
-        };
-        let table: toml::Table = toml::from_str(&String::from_utf8_lossy(&text)).ok()?;
-        let Some(package) = table.get("package").and_then(toml::Value::as_table) else {
-            continue;
-        };
-        return match package.get("edition") {
-            None => Some("2015".to_string()),
-            Some(toml::Value::String(e)) => Some(e.clone()),
-            Some(_) => None,
-        };
+    let table = abs
+        .ancestors()
+        .skip(1)
+        .find_map(manifest::package_manifest)??;
+    let package = table.get("package").and_then(toml::Value::as_table)?;
+    match package.get("edition") {
+        None => Some("2015".to_string()),
+        Some(toml::Value::String(e)) => Some(e.clone()),
+        Some(_) => None,
     }
-    None
 }
 
 /// Reads a file, refusing anything but a regular file (following symlinks): a FIFO or a device

@@ -57,17 +57,26 @@ impl DeclaredTargets {
     }
 }
 
-/// Reads `dir/Cargo.toml`: `None` when there is none or it has no `[package]` table (a virtual
-/// workspace manifest: the crate is further up); `Some(None)` when it cannot be parsed;
-/// otherwise the declared test, bench and example target files, made absolute.
+/// The crate manifest in `dir`: `None` when there is no `Cargo.toml` or it has no `[package]`
+/// table (a virtual workspace manifest: the crate is further up); `Some(None)` when it cannot be
+/// parsed; otherwise its table.
 #[allow(clippy::option_option)]
-fn read_manifest(dir: &Path) -> Option<Option<HashSet<PathBuf>>> {
-    let manifest = dir.join("Cargo.toml");
-    let text = crate::read_regular_file(&manifest).ok()?;
+pub(crate) fn package_manifest(dir: &Path) -> Option<Option<toml::Table>> {
+    let text = crate::read_regular_file(&dir.join("Cargo.toml")).ok()?;
     let Ok(table) = toml::from_str::<toml::Table>(&String::from_utf8_lossy(&text)) else {
         return Some(None);
     };
     table.get("package").and_then(toml::Value::as_table)?;
+    Some(Some(table))
+}
+
+/// Reads `dir/Cargo.toml` as [`package_manifest`] does, keeping the declared test, bench and
+/// example target files, made absolute.
+#[allow(clippy::option_option)]
+fn read_manifest(dir: &Path) -> Option<Option<HashSet<PathBuf>>> {
+    let Some(table) = package_manifest(dir)? else {
+        return Some(None);
+    };
     let mut targets = HashSet::new();
     for kind in ["test", "bench", "example"] {
         let Some(list) = table.get(kind).and_then(toml::Value::as_array) else {

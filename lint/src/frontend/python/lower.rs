@@ -2561,11 +2561,13 @@ impl<'a> Lowerer<'a> {
         if !is_self(&at.value) || !self.in_method() {
             return None;
         }
+        self.submodule_class(at.attr.id.as_str())
+    }
+
+    /// The class `__init__` of the current method's class built attribute `attr` as.
+    fn submodule_class(&self, attr: &str) -> Option<String> {
         let class = self.stack.last()?.func.meta.self_type.as_deref()?;
-        self.class(class)?
-            .submodules
-            .get(at.attr.id.as_str())
-            .cloned()
+        self.class(class)?.submodules.get(attr).cloned()
     }
 
     /// The `torch.nn` layer with weights that the current method's class extends directly
@@ -3363,14 +3365,7 @@ impl<'a> Lowerer<'a> {
                     ));
                 }
             }
-            let submodule = self
-                .stack
-                .last()
-                .and_then(|s| s.func.meta.self_type.as_deref())
-                .and_then(|c| self.class(c))
-                .and_then(|c| c.submodules.get(name))
-                .cloned();
-            if let Some(sub_class) = submodule {
+            if let Some(sub_class) = self.submodule_class(name) {
                 self.submodule_meets(&a.value, &sub_class, name, &arg_tensors, &span);
                 return Val::new(self.module_output(arg_tensors, span, reads));
             }
