@@ -260,8 +260,10 @@ pub enum EventKind {
         read: Span,
     },
     /// A host value read out of a tensor decides whether a loop ends here (`if next == eos
-    /// { break }`, `while loss > tol`), or sizes a tensor built here (`arange_step(0., 1., 1. /
-    /// n as f64, dev)`): the host needs it, whatever else happens to it.
+    /// { break }`, `while loss > tol`), sizes a tensor built here (`arange_step(0., 1., 1. /
+    /// n as f64, dev)`), or is stored here into host data that an enclosing loop builds its
+    /// next input from (`tokens.push(next)` before `Tensor::new(tokens.as_slice(), dev)`): the
+    /// host needs it, whatever else happens to it.
     HostDecision {
         /// The host read it came from.
         read: Span,

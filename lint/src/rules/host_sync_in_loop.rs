@@ -61,8 +61,9 @@ declare_rule! {
     /// it may be a `NumPy` scalar or a number (an image size).
     ///
     /// A read whose result decides when the loop stops (`if next == eos { break }`, a line search
-    /// testing its step) is needed on the host and is not reported, even when it also feeds
-    /// arithmetic. A read done only on some iterations (`if step == 1 { .. }`) is reported: the
+    /// testing its step), or is fed back into the host data the loop builds its next input from
+    /// (a sampled token pushed onto the prompt, a forecast slid into the input window), is
+    /// needed on the host and is not reported, even when it also feeds arithmetic. A read done only on some iterations (`if step == 1 { .. }`) is reported: the
     /// rule cannot tell how often the branch runs.
     ///
     /// ## References

@@ -281,6 +281,10 @@ struct FnState {
     /// Bindings an enclosing `if isinstance(name, list):` holds as host data in its body, with
     /// the value they hold outside it.
     narrowed: Vec<(usize, Value)>,
+    /// Bindings whose host data built a tensor inside a loop (`torch.tensor([tokens],
+    /// device=d)`), with that loop: a host read fed back into one of them is that loop's next
+    /// input.
+    uploads: Vec<(BindingId, LoopId)>,
 }
 
 struct ClassInfo {
@@ -717,6 +721,7 @@ impl<'a> Lowerer<'a> {
             exits: 0,
             no_grad_depth: 0,
             branch_depth: 0,
+            uploads: Vec::new(),
         });
     }
 
@@ -724,6 +729,37 @@ impl<'a> Lowerer<'a> {
         if let Some(mut state) = self.stack.pop() {
             state.func.shrink_to_fit();
             self.functions.push(state.func);
+        }
+    }
+
+    /// Records that the bindings `reads` is computed from are the host data of a tensor built
+    /// here, if this is inside a loop.
+    fn record_upload(&mut self, reads: &[BindingId]) {
+        let st = self.st();
+        let Some(&lp) = st.loop_stack.last() else {
+            return;
+        };
+        for id in crate::frontend::derived_from(&st.func.bindings, reads) {
+            if !st.uploads.contains(&(id, lp)) {
+                st.uploads.push((id, lp));
+            }
+        }
+    }
+
+    /// Values read out of tensors by `reads` are stored into `target` (`tokens.append(next)`,
+    /// `window = window[1:] + [y]`): if a loop enclosing this point builds a tensor from
+    /// `target`'s data, each read is that loop's next input (autoregressive generation, a
+    /// forecast window), which the host needs: a [`EventKind::HostDecision`].
+    fn feed_back(&mut self, target: BindingId, reads: Vec<Span>, span: Span) {
+        let st = self.st();
+        let fed = st
+            .uploads
+            .iter()
+            .any(|&(id, lp)| id == target && st.loop_stack.contains(&lp));
+        if fed {
+            for read in reads {
+                self.emit(EventKind::HostDecision { read }, span.clone());
+            }
         }
     }
 
@@ -763,6 +799,14 @@ impl<'a> Lowerer<'a> {
                 .get(name)
                 .is_some_and(|&id| st.func.params.iter().any(|p| p.binding == Some(id)));
         if let Some(&id) = st.names.get(name).filter(|_| !moved) {
+            // `window = window[1:] + [y]` of a `y` read out of a tensor: maybe the loop's next
+            // input.
+            if st.uploads.iter().any(|&(b, _)| b == id) {
+                let reads = host_reads_behind(&st.env, &value);
+                let span = value.span.clone();
+                self.feed_back(id, reads, span);
+            }
+            let st = self.st();
             let lp = st.loop_stack.last().copied();
             let binding = &mut st.func.bindings[id as usize];
             binding.assigned_in.push(lp);
@@ -2258,6 +2302,12 @@ impl<'a> Lowerer<'a> {
                 v.host_read.clone_from(&rhs.host_read);
             }
         }
+        // `model(x).item() * scale` with `scale` maybe a tensor: whatever it is, the result
+        // comes from that read.
+        if lhs.kind == ValueKind::Host && v.kind == ValueKind::MaybeTensor && v.host_read.is_none()
+        {
+            v.host_read.clone_from(&lhs.host_read);
+        }
         v.var = None;
         v.reads = reads;
         v.span = span;
@@ -3122,6 +3172,14 @@ impl<'a> Lowerer<'a> {
             .chain(kwargs.iter().map(|(_, v)| v))
             .find_map(|a| a.v.host_read.clone())
             .filter(|_| !shape_factory);
+        if !shape_factory {
+            // `torch.tensor([tokens], device=d)` uploads the host data it is given.
+            let data: Vec<BindingId> = args
+                .iter()
+                .flat_map(|a| a.v.reads.iter().copied())
+                .collect();
+            self.record_upload(&data);
+        }
         let on_host = device == Device::Cpu;
         // (Given a device, it is on that one: `torch.tensor(n, device=x.device)`.)
         let host_scalar = Self::keyword(c, "device").is_none()
@@ -3288,6 +3346,21 @@ impl<'a> Lowerer<'a> {
         let name = a.attr.id.as_str();
         let method_span = usize::from(a.attr.range.start())..span.end;
         let receiver_is_self = is_self(&a.value) && self.in_method();
+        // `tokens.append(next)` of a token read out of a tensor: maybe the next step's input.
+        if let (true, Expr::Name(n)) = (matches!(name, "append" | "extend" | "insert"), &*a.value) {
+            let target = self.stack.last().and_then(|st| {
+                let id = *st.names.get(n.id.as_str())?;
+                st.uploads.iter().any(|&(b, _)| b == id).then_some(id)
+            });
+            if let Some(target) = target {
+                let st = self.stack.last().expect("function");
+                let reads: Vec<Span> = args
+                    .iter()
+                    .flat_map(|v| host_reads_behind(&st.env, &v.v))
+                    .collect();
+                self.feed_back(target, reads, span.clone());
+            }
+        }
         // `super().forward(positions)` in a subclass of a `torch.nn` layer with weights
         // (`class LearnedPositionalEmbedding(nn.Embedding)`): the layer's weights, on the model's
         // device, meet what it is given.
@@ -4095,6 +4168,22 @@ fn join(a: Value, b: Value) -> Value {
     v.reads = a.reads;
     v.reads.extend(b.reads);
     v
+}
+
+/// The host reads a value comes from: its own, and those of the bindings it reads
+/// (`window[1:] + [y]` with `y = model(x).item()`).
+fn host_reads_behind(env: &[Value], v: &Value) -> Vec<Span> {
+    let mut out: Vec<Span> = v.host_read.iter().cloned().collect();
+    for read in v
+        .reads
+        .iter()
+        .filter_map(|&b| env.get(b as usize)?.host_read.clone())
+    {
+        if !out.contains(&read) {
+            out.push(read);
+        }
+    }
+    out
 }
 
 /// Whether a binary operator compares.

@@ -207,6 +207,9 @@ struct FnState {
     /// The function returns a tuple of tensors and other data that is no host scalar
     /// (`(Tensor, Vec<String>)`): the tensors it returns are what it returns, device-wise.
     tuple_return: bool,
+    /// Bindings whose host data built a tensor inside a loop (`Tensor::new(tokens.as_slice(),
+    /// dev)`), with that loop: a host read fed back into one of them is that loop's next input.
+    uploads: Vec<(BindingId, LoopId)>,
 }
 
 // Independent facts about the file and the walk, each read in a different place: not a state
@@ -490,6 +493,7 @@ impl<'a> Lowerer<'a> {
             exits: 0,
             generic_scope: false,
             tuple_return: false,
+            uploads: Vec::new(),
         });
     }
 
@@ -553,12 +557,44 @@ impl<'a> Lowerer<'a> {
     }
 
     fn assign(&mut self, id: BindingId, value: Value) {
+        if let Some(read) = value.host_read.clone() {
+            self.feed_back(id, read, value.span.clone());
+        }
         let st = self.st();
         let lp = st.loop_stack.last().copied();
         st.func.bindings[id as usize].assigned_in.push(lp);
         let mut value = value;
         value.var = None;
         st.env[id as usize] = value;
+    }
+
+    /// Records that the bindings `reads` is computed from are the host data of a tensor built
+    /// here, if this is inside a loop.
+    fn record_upload(&mut self, reads: &[BindingId]) {
+        let st = self.st();
+        let Some(&lp) = st.loop_stack.last() else {
+            return;
+        };
+        for id in crate::frontend::derived_from(&st.func.bindings, reads) {
+            if !st.uploads.contains(&(id, lp)) {
+                st.uploads.push((id, lp));
+            }
+        }
+    }
+
+    /// A value read out of a tensor by `read` is stored into `target` (`tokens.push(next)`,
+    /// `next = ..`): if a loop enclosing this point builds a tensor from `target`'s data, the
+    /// read is that loop's next input (autoregressive generation, a forecast window), which the
+    /// host needs: a [`EventKind::HostDecision`].
+    fn feed_back(&mut self, target: BindingId, read: Span, span: Span) {
+        let st = self.st();
+        let fed = st
+            .uploads
+            .iter()
+            .any(|&(id, lp)| id == target && st.loop_stack.contains(&lp));
+        if fed {
+            self.emit(EventKind::HostDecision { read }, span);
+        }
     }
 
     /// Records a value the function returns; a tuple `(ids, texts)` of a function declared to
@@ -617,7 +653,10 @@ impl<'a> Lowerer<'a> {
                 let component = if value.is_tensorish() || value.kind == ValueKind::Host {
                     value.clone()
                 } else {
-                    Value::unknown(value.span.clone())
+                    // `(idx, &p)` of host data read out of a tensor: still from that read.
+                    let mut v = Value::unknown(value.span.clone());
+                    v.host_read.clone_from(&value.host_read);
+                    v
                 };
                 for name in names {
                     self.bind(&name, component.clone());
@@ -889,6 +928,9 @@ impl<'a> Lowerer<'a> {
                 self.push_scope();
                 let mut item = Value::unknown(self.pat_span(&f.pat));
                 item.reads = iter.v.reads;
+                // Each item of host data read out of a tensor comes from that read (the index
+                // of the winning probability a sampler picks, too).
+                item.host_read = iter.v.host_read;
                 // `for layer in self.layers.iter()`: each element is model state of the field's
                 // element type, so `layer.forward(..)` is a call of that type's method.
                 let mut pat = &*f.pat;
@@ -1234,6 +1276,13 @@ impl<'a> Lowerer<'a> {
         let first_arg_device = arg_tensors
             .first()
             .map_or(Device::Unknown, |v| v.device.clone());
+
+        // `tokens.push(next)` of a token read out of a tensor: maybe the next step's input.
+        if let (true, Some(target)) = (t::COLLECTION_METHODS.contains(&name), recv.v.var) {
+            if let Some(read) = args.iter().find_map(|a| a.v.host_read.clone()) {
+                self.feed_back(target, read, span.clone());
+            }
+        }
 
         // Timers.
         if let (ValueKind::Timer(start), "elapsed") = (recv.v.kind, name) {
@@ -1822,6 +1871,9 @@ impl<'a> Lowerer<'a> {
 
         // Tensor factories.
         if t::TENSOR_TYPES.contains(&prev) {
+            // Any constructor of a tensor type given host data (`Tensor::new(tokens.as_slice(),
+            // dev)`, a crate's own `Tensor::from_i64_slice`) uploads it.
+            self.record_upload(&reads);
             // tch's `Tensor::from(0.5 * x)`: a 0-dim tensor, which libtorch lets mix with a
             // tensor on any device (as PyTorch's `torch.tensor(0.5)`): host data, not placed.
             let number = |e: &syn::Expr| match e {
@@ -2281,11 +2333,13 @@ fn join(a: Value, b: Value) -> Value {
             v
         }
         (false, false) => {
-            if a.kind == ValueKind::Other {
-                b
-            } else {
-                a
+            // `if sample { sampled } else { argmax }`: a token from the same read either way.
+            let read = a.host_read.clone().or_else(|| b.host_read.clone());
+            let mut v = if a.kind == ValueKind::Other { b } else { a };
+            if v.host_read.is_none() {
+                v.host_read = read;
             }
+            v
         }
     }
 }
