@@ -389,6 +389,10 @@ pub struct Param {
     pub kind: ValueKind,
     /// Python: the default value, when the signature gives one (`device="cuda"`).
     pub default: Option<Value>,
+    /// Python: the function calls `.numpy()` on it, or on a value computed from it without a
+    /// transfer (`transform(p).numpy()`). That raises for a tensor on an accelerator, so the
+    /// function is only given it on the host: it is host data, not device-generic.
+    pub host_data: bool,
 }
 
 /// A loop (`for`, `while`, `loop`) of a function.

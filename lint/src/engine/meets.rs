@@ -346,7 +346,9 @@ pub(crate) fn is_generic(device: &Device) -> bool {
 
 /// Whether `value` (resolved to `device`) is device-generic data where it is used: on a forward
 /// path any input-derived value is; elsewhere it must be known to be a tensor (an unannotated
-/// Python parameter may be a float, a shape or a config) or live on the model's device.
+/// Python parameter may be a float, a shape or a config) or live on the model's device. A value
+/// computed from a parameter the function hands to `NumPy` ([`crate::ir::Param::host_data`]) is
+/// host data.
 pub(crate) fn is_generic_data(
     func: &Function,
     value: &Value,
@@ -354,6 +356,10 @@ pub(crate) fn is_generic_data(
     forward: bool,
 ) -> bool {
     is_generic(device)
+        && !func
+            .params
+            .iter()
+            .any(|p| p.host_data && p.binding.is_some_and(|b| carries_binding(func, value, b)))
         && (forward
             || value.kind == crate::ir::ValueKind::Tensor
             || *device == Device::Cached

@@ -914,6 +914,7 @@ impl<'a> Lowerer<'a> {
                 tensor_use: false,
                 kind,
                 default,
+                host_data: false,
             });
         }
         for p in params.vararg.iter().chain(&params.kwarg) {
@@ -3641,6 +3642,17 @@ impl<'a> Lowerer<'a> {
                 },
                 method_span.clone(),
             );
+            // `theta.numpy()`: raises unless `theta` is on the host, so the parameters it is
+            // computed from (not through a factory or a transfer) are host data.
+            if name == "numpy" && recv.v.origin.is_none() {
+                let st = self.st();
+                let from = crate::frontend::derived_from(&st.func.bindings, &recv.v.reads);
+                for p in &mut st.func.params {
+                    if p.binding.is_some_and(|b| from.contains(&b)) {
+                        p.host_data = true;
+                    }
+                }
+            }
             let mut v = Value::unknown(span);
             v.kind = ValueKind::Host;
             // No wait for a device: `.numpy()` works on host tensors only (the `.cpu()` before

@@ -760,6 +760,7 @@ impl<'a> Lowerer<'a> {
                     tensor_use: true,
                     kind,
                     default: None,
+                    host_data: false,
                 });
             }
         }
