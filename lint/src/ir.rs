@@ -439,10 +439,12 @@ pub struct FunctionMeta {
     pub is_test: bool,
     /// A forward entry: `forward*` / `__call__`, or a method of a module trait impl.
     pub is_forward_entry: bool,
-    /// The function computes with torch's eager quantized kernels (`torch.quantize_per_tensor`,
-    /// `torch.nn.quantized.functional`, `torch.ops.quantized`), which run on the CPU only: the
-    /// tensors it computes with are host tensors.
-    pub quantized_kernels: bool,
+    /// The function computes on the host by construction, so the tensors it computes with are
+    /// host tensors: with torch's eager quantized kernels (`torch.quantize_per_tensor`,
+    /// `torch.nn.quantized.functional`, `torch.ops.quantized`), which run on the CPU only, or
+    /// (Rust) with a backend its signature names that computes on the host only (burn's
+    /// `NdArray`, directly or through a type alias of the file).
+    pub host_compute: bool,
 }
 
 /// A function lowered to events.

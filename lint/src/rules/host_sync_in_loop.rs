@@ -10,7 +10,9 @@ declare_rule! {
     /// Checks for host reads (`to_scalar`, `to_vec1`, `item`, `f64::try_from(&t)`) inside a loop
     /// whose value feeds host arithmetic or is accumulated (`total += loss.to_scalar::<f32>()?`).
     /// Reads that are only logged (inside `println!`, `tracing::info!`, ...) or done every N steps
-    /// (`if step % 100 == 0`) are not reported.
+    /// (`if step % 100 == 0`) are not reported, nor reads in a function whose signature names a
+    /// backend that computes on the host only (burn's `NdArray`, directly or through a type alias
+    /// of the file): no device to wait for.
     ///
     /// ## Why is this bad?
     /// A host read waits for the device to finish all queued work and copies the value back. Done
@@ -95,6 +97,10 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
         let host_only = checker
             .program
             .is_host_only((checker.file.id, u32::try_from(index).unwrap_or(u32::MAX)));
+        // Code that computes on a host-only backend waits for no device.
+        if func.meta.host_compute {
+            continue;
+        }
         // Reads the host needs anyway: they decide when a loop ends (a line search's step, a
         // generated token).
         let decisions = loop_decisions(func);

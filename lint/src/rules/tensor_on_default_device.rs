@@ -291,7 +291,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
         // Host-only code (every caller passes it host-built tensors) may build on the host.
         let forward = checker.is_forward(index);
         // So does code that computes with the CPU-only quantized kernels.
-        if checker.program.is_host_only(here) || func.meta.quantized_kernels {
+        if checker.program.is_host_only(here) || func.meta.host_compute {
             continue;
         }
         let tree_calls = checker.program.tree_call_spans(func, checker.file.id);

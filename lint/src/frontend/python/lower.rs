@@ -853,7 +853,7 @@ impl<'a> Lowerer<'a> {
             span: span_of(f.name.range),
             is_test,
             is_forward_entry: false,
-            quantized_kernels: false,
+            host_compute: false,
         });
         if f.decorator_list
             .iter()
@@ -2794,7 +2794,7 @@ impl<'a> Lowerer<'a> {
         span: Span,
     ) -> Option<Val> {
         if t::is_quantized_kernel(q) {
-            self.st().func.meta.quantized_kernels = true;
+            self.st().func.meta.host_compute = true;
         }
         let kw = |name: &str| {
             kwargs

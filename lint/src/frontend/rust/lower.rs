@@ -80,7 +80,7 @@ pub(crate) fn lower_file(
         while !input.is_empty() {
             let item: syn::Item = input.parse()?;
             let uses = lowerer.uses_version;
-            lowerer.collect_uses(std::slice::from_ref(&item));
+            lowerer.collect_uses(std::slice::from_ref(&item), true);
             late_use |= code_seen && lowerer.uses_version != uses;
             code_seen |= !matches!(item, syn::Item::Use(_) | syn::Item::ExternCrate(_));
             lowerer.visit_item(&item);
@@ -99,7 +99,7 @@ pub(crate) fn lower_file(
             if late_use {
                 if let Ok(ast) = syn::parse_str::<syn::File>(&source[base..]) {
                     lowerer = new_lowerer();
-                    lowerer.collect_uses(&ast.items);
+                    lowerer.collect_uses(&ast.items, true);
                     lowerer.visit_file(&ast);
                 }
             }
@@ -227,6 +227,13 @@ struct Lowerer<'a> {
     aliases: HashMap<String, String>,
     /// What `Default::default()` means in a device position.
     default_device: Option<Device>,
+    /// Type aliases of the file that name a backend computing on the host (`type B =
+    /// Autodiff<NdArray<f32>>`): a tensor or device of such a backend is on the host.
+    host_backends: HashSet<String>,
+    /// Type aliases of the file for anything else.
+    other_aliases: HashSet<String>,
+    /// The type parameters of the impl blocks being walked (`impl<B: Backend>`).
+    impl_generics: Vec<Vec<String>>,
     /// Bumped whenever a `use` changes `aliases` or `default_device`.
     uses_version: u32,
     functions: Vec<Function>,
@@ -275,6 +282,9 @@ impl<'a> Lowerer<'a> {
             is_binary: false,
             aliases: HashMap::new(),
             default_device: None,
+            host_backends: HashSet::new(),
+            other_aliases: HashSet::new(),
+            impl_generics: Vec::new(),
             uses_version: 0,
             functions: Vec::new(),
             stack: Vec::new(),
@@ -416,20 +426,46 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// Records `use` renames and which APIs the file imports.
-    fn collect_uses(&mut self, items: &[syn::Item]) {
+    /// Records `use` renames and which APIs the file imports, and (`type_aliases`: outside test
+    /// modules) the file's type aliases of host-only backends.
+    fn collect_uses(&mut self, items: &[syn::Item], type_aliases: bool) {
         for item in items {
             match item {
                 syn::Item::Use(u) => self.collect_use_tree(&u.tree, true),
                 syn::Item::ExternCrate(c) => self.note_crate(&c.ident.to_string()),
                 syn::Item::Mod(m) => {
                     if let Some((_, items)) = &m.content {
-                        self.collect_uses(items);
+                        self.collect_uses(items, type_aliases && !is_test_attrs(&m.attrs));
+                    }
+                }
+                // (A name some module of the file aliases to another backend is ambiguous.)
+                syn::Item::Type(t) if type_aliases => {
+                    let name = t.ident.to_string();
+                    if self.other_aliases.contains(&name) {
+                        continue;
+                    }
+                    let changed = if self.is_host_backend(&t.ty) {
+                        self.host_backends.insert(name)
+                    } else {
+                        let was_host = self.host_backends.remove(&name);
+                        self.other_aliases.insert(name);
+                        was_host
+                    };
+                    if changed {
+                        self.uses_version += 1;
                     }
                 }
                 _ => {}
             }
         }
+    }
+
+    /// Whether a type names a backend that computes on the host: burn's `NdArray` (through
+    /// `Autodiff<..>` too), or an alias of the file for one.
+    fn is_host_backend(&self, ty: &syn::Type) -> bool {
+        type_mentions(ty, |n| {
+            t::HOST_BACKENDS.contains(&n) || self.host_backends.contains(n)
+        })
     }
 
     fn collect_use_tree(&mut self, tree: &syn::UseTree, first: bool) {
@@ -706,6 +742,21 @@ impl<'a> Lowerer<'a> {
             }
         }
         self.begin_function(meta);
+        // `fn train(device: &<NdArrayBackend as Backend>::Device) -> Model<NdArrayBackend>`; a
+        // generic parameter of the function or its impl (`B: Backend`) is not an alias.
+        let generics: Vec<String> = sig
+            .generics
+            .type_params()
+            .map(|p| p.ident.to_string())
+            .chain(self.impl_generics.iter().flatten().cloned())
+            .collect();
+        let host_signature = !self.host_backends.is_empty()
+            && !self.host_backends.iter().any(|a| generics.contains(a))
+            && (sig.inputs.iter().any(|input| match input {
+                syn::FnArg::Typed(arg) => self.is_host_backend(&arg.ty),
+                syn::FnArg::Receiver(_) => false,
+            }) || matches!(&sig.output, syn::ReturnType::Type(_, ty) if self.is_host_backend(ty)));
+        self.st().func.meta.host_compute = host_signature;
         for input in &sig.inputs {
             if let syn::FnArg::Typed(arg) = input {
                 let span = self.pat_span(&arg.pat);
@@ -717,8 +768,12 @@ impl<'a> Lowerer<'a> {
                     ValueKind::Other
                 };
                 // A tensor parameter, and a device parameter (`dev: &Device`), are
-                // device-generic: the device of parameter k, whatever the caller passes.
+                // device-generic: the device of parameter k, whatever the caller passes; of a
+                // backend that computes on the host (`Tensor<NdArrayBackend, 2>`), the host.
                 let device = match kind {
+                    ValueKind::Tensor | ValueKind::Device if self.is_host_backend(&arg.ty) => {
+                        Device::Cpu
+                    }
                     ValueKind::Tensor | ValueKind::Device => Device::Input,
                     _ => Device::Unknown,
                 };
@@ -2135,7 +2190,7 @@ pub(super) fn function_meta(
         trait_name,
         span,
         is_test,
-        quantized_kernels: false,
+        host_compute: false,
     }
 }
 
@@ -2466,7 +2521,14 @@ impl<'ast> Visit<'ast> for Lowerer<'_> {
             self.test_depth += 1;
         }
         self.impls.push(impl_context(i));
+        self.impl_generics.push(
+            i.generics
+                .type_params()
+                .map(|p| p.ident.to_string())
+                .collect(),
+        );
         syn::visit::visit_item_impl(self, i);
+        self.impl_generics.pop();
         self.impls.pop();
         if is_test_attrs(&i.attrs) {
             self.test_depth -= 1;

@@ -248,6 +248,10 @@ pub(crate) const LOG_MACROS: &[&str] = &[
 ];
 
 /// Methods that put a value into a host collection: given tensors, they compute nothing.
+/// Backends that compute on the host only: a tensor or device of one is host data. burn's
+/// `NdArray` (`burn-ndarray`: `ndarray` arrays in main memory).
+pub(crate) const HOST_BACKENDS: &[&str] = &["NdArray", "NdArrayBackend", "NdArrayDevice"];
+
 pub(crate) const COLLECTION_METHODS: &[&str] = &["push", "extend", "insert", "push_back"];
 
 /// Whether `name` is a device type (`Device`, burn's `NdArrayDevice`, `WgpuDevice`, ...).
