@@ -76,6 +76,9 @@ pub(crate) struct Program<'a> {
     /// Functions that wait for the device before they return: they synchronize or read device
     /// data on the host (`.item()`, `to_vec1()`), themselves or in a function they call.
     synchronizing: HashSet<FnRef>,
+    /// Rust types whose weights are on the host by construction: a method loads them onto
+    /// `Device::Cpu` and no method takes them from its caller (a `VarBuilder` or a device).
+    host_models: HashSet<&'a str>,
 }
 
 impl<'a> Program<'a> {
@@ -122,6 +125,7 @@ impl<'a> Program<'a> {
             fields: HashMap::default(),
             meets: HashMap::default(),
             host_only: HashSet::default(),
+            host_models: HashSet::default(),
             module_classes: module_classes(files),
             bases: files
                 .iter()
@@ -176,7 +180,46 @@ impl<'a> Program<'a> {
         program.fields = program.field_summaries();
         program.meets = crate::engine::meets::summaries(program);
         program.host_only = program.host_only_functions();
+        program.host_models = program.host_model_types();
         self
+    }
+
+    /// See [`Program::host_models`].
+    fn host_model_types(&self) -> HashSet<&'a str> {
+        let mut host: HashSet<&'a str> = HashSet::default();
+        let mut caller: HashSet<&'a str> = HashSet::default();
+        for file in self.files {
+            for f in &file.functions {
+                let Some(ty) = f.meta.self_type.as_deref() else {
+                    continue;
+                };
+                match f.meta.weights {
+                    crate::ir::WeightsPlace::Host => {
+                        host.insert(ty);
+                    }
+                    crate::ir::WeightsPlace::Caller => {
+                        caller.insert(ty);
+                    }
+                    crate::ir::WeightsPlace::Unknown => {}
+                }
+            }
+        }
+        host.retain(|ty| !caller.contains(ty));
+        host
+    }
+
+    /// Whether `func` (of `file`) computes on the host by construction: with host-only kernels
+    /// or backends ([`crate::ir::FunctionMeta::host_compute`]), or as a method of a Rust type
+    /// whose weights are on the host (`Self` built only from weights loaded onto `Device::Cpu`).
+    pub(crate) fn is_host_compute(&self, file: FileId, func: &Function) -> bool {
+        func.meta.host_compute
+            || !self.host_models.is_empty()
+                && func
+                    .meta
+                    .self_type
+                    .as_deref()
+                    .is_some_and(|ty| self.host_models.contains(ty))
+                && !crate::frontend::python::is_python(&self.file(file).path)
     }
 
     /// Whether a call of `r` waits for the device before it returns.

@@ -445,6 +445,22 @@ pub struct FunctionMeta {
     /// (Rust) with a backend its signature names that computes on the host only (burn's
     /// `NdArray`, directly or through a type alias of the file).
     pub host_compute: bool,
+    /// Rust: where the function puts the weights it loads.
+    pub weights: WeightsPlace,
+}
+
+/// Where a Rust function puts the weights it loads (see [`FunctionMeta::weights`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WeightsPlace {
+    /// Nothing known: it loads none, or not on a device written in the code.
+    #[default]
+    Unknown,
+    /// Onto the host: `VarBuilder::from_tensors(.., &dev)` or `safetensors::load_buffer(bytes,
+    /// &dev)` with `dev` the literal `Device::Cpu`.
+    Host,
+    /// Where its caller says: it takes a `VarBuilder`, or it is a constructor (it returns `Self`)
+    /// given a device.
+    Caller,
 }
 
 /// A function lowered to events.

@@ -12,7 +12,8 @@ declare_rule! {
     /// Reads that are only logged (inside `println!`, `tracing::info!`, ...) or done every N steps
     /// (`if step % 100 == 0`) are not reported, nor reads in a function whose signature names a
     /// backend that computes on the host only (burn's `NdArray`, directly or through a type alias
-    /// of the file): no device to wait for.
+    /// of the file), or in a method of a type whose weights are loaded onto `Device::Cpu` by
+    /// construction (see tensor-on-default-device): no device to wait for.
     ///
     /// ## Why is this bad?
     /// A host read waits for the device to finish all queued work and copies the value back. Done
@@ -98,7 +99,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             .program
             .is_host_only((checker.file.id, u32::try_from(index).unwrap_or(u32::MAX)));
         // Code that computes on a host-only backend waits for no device.
-        if func.meta.host_compute {
+        if checker.program.is_host_compute(checker.file.id, func) {
             continue;
         }
         // Reads the host needs anyway: they decide when a loop ends (a line search's step, a

@@ -89,7 +89,11 @@ declare_rule! {
     /// outside tests passes it tensors built on the host, or what a host-only caller was given
     /// (a data parser's helpers, calls deep), and so is a function that computes with torch's
     /// eager quantized kernels (`torch.nn.quantized.functional`, `torch.ops.quantized`), which
-    /// run on the CPU only. A method placer does not know, called
+    /// run on the CPU only. So are the methods of a Rust type whose weights are on the host by
+    /// construction (a method loads them with `VarBuilder::from_*` / `safetensors::load*` on the
+    /// literal `Device::Cpu`, and no method takes a `VarBuilder` or, returning `Self`, a
+    /// device), and a Python parameter the function hands to `NumPy` (`x.numpy()`) is host
+    /// data. Types are matched by name across the tree. A method placer does not know, called
     /// on what may be a tensor, is taken for a tensor op on its arguments: a host tensor given
     /// to a host-only method of another type (`SparseTensor.partition(node_weight=w)`, METIS on
     /// the CPU) is reported.
@@ -291,7 +295,9 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
         // Host-only code (every caller passes it host-built tensors) may build on the host.
         let forward = checker.is_forward(index);
         // So does code that computes with the CPU-only quantized kernels.
-        if checker.program.is_host_only(here) || func.meta.host_compute {
+        if checker.program.is_host_only(here)
+            || checker.program.is_host_compute(checker.file.id, func)
+        {
             continue;
         }
         let tree_calls = checker.program.tree_call_spans(func, checker.file.id);

@@ -854,6 +854,7 @@ impl<'a> Lowerer<'a> {
             is_test,
             is_forward_entry: false,
             host_compute: false,
+            weights: crate::ir::WeightsPlace::Unknown,
         });
         if f.decorator_list
             .iter()

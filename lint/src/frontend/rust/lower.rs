@@ -757,9 +757,19 @@ impl<'a> Lowerer<'a> {
                 syn::FnArg::Receiver(_) => false,
             }) || matches!(&sig.output, syn::ReturnType::Type(_, ty) if self.is_host_backend(ty)));
         self.st().func.meta.host_compute = host_signature;
+        // A constructor (it returns `Self`) given a device, or any function given a
+        // `VarBuilder`, puts weights where its caller says.
+        let self_type = self.impls.last().and_then(|(ty, _)| ty.clone());
+        let constructor = matches!(&sig.output, syn::ReturnType::Type(_, ty)
+            if type_mentions(ty, |n| n == "Self" || self_type.as_deref() == Some(n)));
         for input in &sig.inputs {
             if let syn::FnArg::Typed(arg) = input {
                 let span = self.pat_span(&arg.pat);
+                if type_mentions(&arg.ty, |n| {
+                    t::WEIGHT_SOURCES.contains(&n) || constructor && t::is_device_type(n)
+                }) {
+                    self.st().func.meta.weights = crate::ir::WeightsPlace::Caller;
+                }
                 let kind = if type_mentions(&arg.ty, |n| t::TENSOR_TYPES.contains(&n)) {
                     ValueKind::Tensor
                 } else if type_mentions(&arg.ty, t::is_device_type) {
@@ -1925,6 +1935,20 @@ impl<'a> Lowerer<'a> {
             return Val::new(v);
         }
 
+        // `VarBuilder::from_tensors(.., &Device::Cpu)`: weights loaded onto the host.
+        if t::is_weight_loader(prev, last)
+            && args.iter().any(|a| {
+                a.v.kind == ValueKind::Device
+                    && a.v.device == Device::Cpu
+                    && a.v.origin.as_ref().is_some_and(|o| !o.is_transfer)
+            })
+        {
+            let meta = &mut self.st().func.meta;
+            if meta.weights == crate::ir::WeightsPlace::Unknown {
+                meta.weights = crate::ir::WeightsPlace::Host;
+            }
+        }
+
         // Tensor factories.
         if t::TENSOR_TYPES.contains(&prev) {
             // Any constructor of a tensor type given host data (`Tensor::new(tokens.as_slice(),
@@ -2191,6 +2215,7 @@ pub(super) fn function_meta(
         span,
         is_test,
         host_compute: false,
+        weights: crate::ir::WeightsPlace::Unknown,
     }
 }
 

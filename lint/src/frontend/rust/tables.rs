@@ -252,6 +252,18 @@ pub(crate) const LOG_MACROS: &[&str] = &[
 /// `NdArray` (`burn-ndarray`: `ndarray` arrays in main memory).
 pub(crate) const HOST_BACKENDS: &[&str] = &["NdArray", "NdArrayBackend", "NdArrayDevice"];
 
+/// Types a constructor takes its weights from, device included: the caller chooses where the
+/// weights live.
+pub(crate) const WEIGHT_SOURCES: &[&str] =
+    &["VarBuilder", "ShardedVarBuilder", "VarMap", "VarStore"];
+
+/// Whether `prev::last` loads weights onto a device it is given: candle's
+/// `VarBuilder::from_*` and `safetensors::load*`.
+pub(crate) fn is_weight_loader(prev: &str, last: &str) -> bool {
+    prev == "VarBuilder" && last.starts_with("from_")
+        || prev == "safetensors" && last.starts_with("load")
+}
+
 pub(crate) const COLLECTION_METHODS: &[&str] = &["push", "extend", "insert", "push_back"];
 
 /// Whether `name` is a device type (`Device`, burn's `NdArrayDevice`, `WgpuDevice`, ...).
