@@ -8,7 +8,9 @@ declare_rule! {
     /// placer-runtime), `Device::new_cuda(0)` (candle), `CudaDevice::new(0)` /
     /// `LibTorchDevice::Cuda(0)` (burn). Binaries (`main.rs`, `bin/`, `build.rs`, any file with a
     /// top-level `fn main`), examples and tests are not checked, nor is a probe that only asks
-    /// whether a device exists (`Device::new_metal(0).is_ok()`).
+    /// whether a device exists (`Device::new_metal(0).is_ok()`). A parameter's default
+    /// (`device="cuda:0"`) is reported by `hard-coded-device-default` (P107) instead: the device
+    /// is a parameter already.
     ///
     /// ## Why is this bad?
     /// The library decides for its caller which GPU it runs on: on a multi-GPU machine the caller's
@@ -73,6 +75,13 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
         return;
     }
     let source = checker.file.source.clone();
+    // A parameter's default (`device="cuda:0"`) is hard-coded-device-default's (P107): the
+    // device is a parameter already, and one default is one finding.
+    let defaults: Vec<std::ops::Range<usize>> = checker
+        .functions()
+        .flat_map(|(_, f)| f.params.iter().filter_map(|p| p.default.as_ref()))
+        .map(|d| d.span.clone())
+        .collect();
     for (_, func) in checker.functions() {
         // Tests pick a device for themselves, even when test code is linted.
         if func.meta.is_test {
@@ -82,6 +91,12 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             let EventKind::DeviceOrdinal { ordinal } = event.kind else {
                 continue;
             };
+            if defaults
+                .iter()
+                .any(|d| d.start <= event.span.start && event.span.end <= d.end)
+            {
+                continue;
+            }
             // `Device::new_metal(0).is_ok()` only asks whether a device exists (a listing of
             // what the machine has): nothing is placed on it.
             let after = source.get(event.span.end..).unwrap_or("");
