@@ -3553,11 +3553,13 @@ impl<'a> Lowerer<'a> {
                         let text = self.src_of(e);
                         text.contains("device") || text.contains("dev")
                     });
-                    // `.to(data_mask)` with a value of unknown kind that does not name a dtype
-                    // (`.to(dtype_float)`, `.to(torch.half)`): may be a tensor, whose device it
-                    // takes.
+                    // `.to(data_mask)`, `.to(self.target_prefix)` with a value of unknown kind
+                    // that does not name a dtype (`.to(dtype_float)`, `.to(self.half)`): may be
+                    // a tensor, whose device it takes.
+                    // (An attribute of `self` only: `torch.long`, `np.float32` are dtypes.)
                     let maybe_tensor_arg = arg_expr.is_some_and(|e| {
-                        matches!(e, Expr::Name(_) | Expr::Subscript(_))
+                        let of_self = matches!(e, Expr::Attribute(a) if is_self(&a.value));
+                        (matches!(e, Expr::Name(_) | Expr::Subscript(_)) || of_self)
                             && !t::names_dtype(self.src_of(e))
                     });
                     first.and_then(|d| {
