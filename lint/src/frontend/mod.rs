@@ -45,3 +45,46 @@ pub(crate) fn derived_from(
     }
     out
 }
+
+/// The bindings whose host data built a tensor inside a loop (`Tensor::new(tokens.as_slice(),
+/// dev)`, `torch.tensor([tokens], device=d)`), each with that loop: a host read stored into one
+/// of them (`tokens.push(next)`) is the loop's next input, which the host needs.
+#[derive(Debug, Default)]
+pub(crate) struct Uploads(Vec<(crate::ir::BindingId, crate::ir::LoopId)>);
+
+impl Uploads {
+    /// Records that the bindings a value reading `reads` is computed from are uploaded in the
+    /// innermost loop of `loop_stack` (nothing outside a loop).
+    pub(crate) fn record(
+        &mut self,
+        bindings: &[crate::ir::Binding],
+        reads: &[crate::ir::BindingId],
+        loop_stack: &[crate::ir::LoopId],
+    ) {
+        let Some(&lp) = loop_stack.last() else {
+            return;
+        };
+        for id in derived_from(bindings, reads) {
+            if !self.0.contains(&(id, lp)) {
+                self.0.push((id, lp));
+            }
+        }
+    }
+
+    /// Whether `target` is uploaded in some loop.
+    pub(crate) fn contains(&self, target: crate::ir::BindingId) -> bool {
+        self.0.iter().any(|&(id, _)| id == target)
+    }
+
+    /// Whether `target` is uploaded in a loop of `loop_stack` (one enclosing the current point):
+    /// what is stored into it now is that loop's next input.
+    pub(crate) fn feeds(
+        &self,
+        target: crate::ir::BindingId,
+        loop_stack: &[crate::ir::LoopId],
+    ) -> bool {
+        self.0
+            .iter()
+            .any(|&(id, lp)| id == target && loop_stack.contains(&lp))
+    }
+}

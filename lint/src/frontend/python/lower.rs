@@ -284,7 +284,7 @@ struct FnState {
     /// Bindings whose host data built a tensor inside a loop (`torch.tensor([tokens],
     /// device=d)`), with that loop: a host read fed back into one of them is that loop's next
     /// input.
-    uploads: Vec<(BindingId, LoopId)>,
+    uploads: crate::frontend::Uploads,
 }
 
 struct ClassInfo {
@@ -721,7 +721,7 @@ impl<'a> Lowerer<'a> {
             exits: 0,
             no_grad_depth: 0,
             branch_depth: 0,
-            uploads: Vec::new(),
+            uploads: crate::frontend::Uploads::default(),
         });
     }
 
@@ -736,14 +736,7 @@ impl<'a> Lowerer<'a> {
     /// here, if this is inside a loop.
     fn record_upload(&mut self, reads: &[BindingId]) {
         let st = self.st();
-        let Some(&lp) = st.loop_stack.last() else {
-            return;
-        };
-        for id in crate::frontend::derived_from(&st.func.bindings, reads) {
-            if !st.uploads.contains(&(id, lp)) {
-                st.uploads.push((id, lp));
-            }
-        }
+        st.uploads.record(&st.func.bindings, reads, &st.loop_stack);
     }
 
     /// Values read out of tensors by `reads` are stored into `target` (`tokens.append(next)`,
@@ -752,10 +745,7 @@ impl<'a> Lowerer<'a> {
     /// forecast window), which the host needs: a [`EventKind::HostDecision`].
     fn feed_back(&mut self, target: BindingId, reads: Vec<Span>, span: Span) {
         let st = self.st();
-        let fed = st
-            .uploads
-            .iter()
-            .any(|&(id, lp)| id == target && st.loop_stack.contains(&lp));
+        let fed = st.uploads.feeds(target, &st.loop_stack);
         if fed {
             for read in reads {
                 self.emit(EventKind::HostDecision { read }, span.clone());
@@ -801,7 +791,7 @@ impl<'a> Lowerer<'a> {
         if let Some(&id) = st.names.get(name).filter(|_| !moved) {
             // `window = window[1:] + [y]` of a `y` read out of a tensor: maybe the loop's next
             // input.
-            if st.uploads.iter().any(|&(b, _)| b == id) {
+            if st.uploads.contains(id) {
                 let reads = host_reads_behind(&st.env, &value);
                 let span = value.span.clone();
                 self.feed_back(id, reads, span);
@@ -3352,7 +3342,7 @@ impl<'a> Lowerer<'a> {
         if let (true, Expr::Name(n)) = (matches!(name, "append" | "extend" | "insert"), &*a.value) {
             let target = self.stack.last().and_then(|st| {
                 let id = *st.names.get(n.id.as_str())?;
-                st.uploads.iter().any(|&(b, _)| b == id).then_some(id)
+                st.uploads.contains(id).then_some(id)
             });
             if let Some(target) = target {
                 let st = self.stack.last().expect("function");

@@ -209,7 +209,7 @@ struct FnState {
     tuple_return: bool,
     /// Bindings whose host data built a tensor inside a loop (`Tensor::new(tokens.as_slice(),
     /// dev)`), with that loop: a host read fed back into one of them is that loop's next input.
-    uploads: Vec<(BindingId, LoopId)>,
+    uploads: crate::frontend::Uploads,
 }
 
 // Independent facts about the file and the walk, each read in a different place: not a state
@@ -529,7 +529,7 @@ impl<'a> Lowerer<'a> {
             exits: 0,
             generic_scope: false,
             tuple_return: false,
-            uploads: Vec::new(),
+            uploads: crate::frontend::Uploads::default(),
         });
     }
 
@@ -608,14 +608,7 @@ impl<'a> Lowerer<'a> {
     /// here, if this is inside a loop.
     fn record_upload(&mut self, reads: &[BindingId]) {
         let st = self.st();
-        let Some(&lp) = st.loop_stack.last() else {
-            return;
-        };
-        for id in crate::frontend::derived_from(&st.func.bindings, reads) {
-            if !st.uploads.contains(&(id, lp)) {
-                st.uploads.push((id, lp));
-            }
-        }
+        st.uploads.record(&st.func.bindings, reads, &st.loop_stack);
     }
 
     /// A value read out of a tensor by `read` is stored into `target` (`tokens.push(next)`,
@@ -624,10 +617,7 @@ impl<'a> Lowerer<'a> {
     /// host needs: a [`EventKind::HostDecision`].
     fn feed_back(&mut self, target: BindingId, read: Span, span: Span) {
         let st = self.st();
-        let fed = st
-            .uploads
-            .iter()
-            .any(|&(id, lp)| id == target && st.loop_stack.contains(&lp));
+        let fed = st.uploads.feeds(target, &st.loop_stack);
         if fed {
             self.emit(EventKind::HostDecision { read }, span);
         }
