@@ -734,14 +734,16 @@ impl<'a> Lowerer<'a> {
         self.begin_function(meta);
         // `fn train(device: &<NdArrayBackend as Backend>::Device) -> Model<NdArrayBackend>`; a
         // generic parameter of the function or its impl (`B: Backend`) is not an alias.
-        let generics: Vec<String> = sig
-            .generics
-            .type_params()
-            .map(|p| p.ident.to_string())
-            .chain(self.impl_generics.iter().flatten().cloned())
-            .collect();
-        let host_signature = !self.host_backends.is_empty()
-            && !self.host_backends.iter().any(|a| generics.contains(a))
+        let shadowed = !self.host_backends.is_empty() && {
+            let generics: Vec<String> = sig
+                .generics
+                .type_params()
+                .map(|p| p.ident.to_string())
+                .chain(self.impl_generics.iter().flatten().cloned())
+                .collect();
+            self.host_backends.iter().any(|a| generics.contains(a))
+        };
+        let host_signature = !shadowed
             && (sig.inputs.iter().any(|input| match input {
                 syn::FnArg::Typed(arg) => self.is_host_backend(&arg.ty),
                 syn::FnArg::Receiver(_) => false,
