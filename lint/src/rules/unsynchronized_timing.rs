@@ -134,7 +134,17 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                     _ => None,
                 })
                 .collect();
+            // Work inside a returned expression (`return super()._predict(..)` in a branch)
+            // ends the call: the timer read after it runs on the other paths only.
+            let returned = |span: &Span| {
+                func.returns.iter().any(|r| {
+                    r.span.start <= span.start
+                        && span.end <= r.span.end
+                        && !(r.span.start <= event.span.start && event.span.end <= r.span.end)
+                })
+            };
             let Some(work) = between.iter().rposition(|e| match &e.kind {
+                _ if returned(&e.span) => false,
                 EventKind::Op { .. } | EventKind::DeviceWork { .. }
                     if waiting.contains(&e.span) || e.in_log =>
                 {

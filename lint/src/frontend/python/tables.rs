@@ -620,8 +620,9 @@ pub(crate) fn is_quantized_kernel(qualified: &str) -> bool {
 }
 
 /// Libraries that compute on the host only (`numpy`, `scipy`, `sklearn`, `pandas`, `cv2`, `PIL`,
-/// the standard library's `math`, `statistics` and `random`): a call of theirs queues no device
-/// work, whatever it is given (a CUDA tensor given to `numpy` raises instead).
+/// the standard library's `math`, `statistics`, `random`, `itertools`, `json`, `re`, `os`,
+/// `glob` and `shutil`): a call of theirs queues no device work, whatever it is given (a CUDA
+/// tensor given to `numpy` raises instead; `itertools.chain(..)` only iterates).
 pub(crate) fn is_host_library_call(qualified: &str) -> bool {
     let root = qualified.split('.').next().unwrap_or(qualified);
     qualified.contains('.')
@@ -636,6 +637,12 @@ pub(crate) fn is_host_library_call(qualified: &str) -> bool {
                 | "math"
                 | "statistics"
                 | "random"
+                | "itertools"
+                | "json"
+                | "re"
+                | "os"
+                | "glob"
+                | "shutil"
         )
 }
 
