@@ -15,23 +15,25 @@
 # at random (all of them where there are at most N; seeded: PRECISION_SEED, default 12), each with
 # the line of code it points at, for classifying by hand.
 #
-# Twelve pinned sets: UNSEEN_SET=1 (the default; the baseline set, read in docs/precision.md
+# Fourteen pinned sets: UNSEEN_SET=1 (the default; the baseline set, read in docs/precision.md
 # "Unseen packages"), UNSEEN_SET=2 ("Unseen packages, round 2"), UNSEEN_SET=3 ("Unseen packages,
 # round 3"), UNSEEN_SET=4 ("Unseen packages, round 4"), UNSEEN_SET=5 ("Unseen packages, round 5"),
 # UNSEEN_SET=6 ("Unseen packages, round 6"), UNSEEN_SET=7 ("Unseen packages, round 7"),
 # UNSEEN_SET=8 ("Unseen packages, round 8"), UNSEEN_SET=9 ("Unseen packages, round 9"),
-# UNSEEN_SET=10 ("Unseen packages, round 10"), UNSEEN_SET=11 ("Unseen packages, round 11") and
-# UNSEEN_SET=12 ("Unseen packages, round 12").
+# UNSEEN_SET=10 ("Unseen packages, round 10"), UNSEEN_SET=11 ("Unseen packages, round 11"),
+# UNSEEN_SET=12 ("Unseen packages, round 12"), UNSEEN_SET=13 ("Unseen packages, round 13") and
+# UNSEEN_SET=14 ("Unseen packages, round 14").
 # Once a set's findings have been read and a rule tuned on them, its figure is a regression check:
 # pin a new set.
 #
 # Usage: scripts/precision-unseen.sh [-- EXTRA_PLACER_ARGS...]
-#   env: UNSEEN_SET (1 to 12), UNSEEN_DIR (default /work/scratch-unseen for set 1,
+#   env: UNSEEN_SET (1 to 14), UNSEEN_DIR (default /work/scratch-unseen for set 1,
 #        /work/scratch-unseen2 for set 2, /work/scratch-unseen3 for set 3, /work/scratch-unseen4
 #        for set 4, /work/scratch-unseen5 for set 5, /work/scratch-unseen6 for set 6,
 #        /work/scratch-unseen7 for set 7, /work/scratch-unseen8 for set 8, /work/scratch-unseen9
 #        for set 9, /work/scratch-unseen10 for set 10, /work/scratch-unseen11 for set 11,
-#        /work/scratch-unseen12 for set 12),
+#        /work/scratch-unseen12 for set 12, /work/scratch-unseen13 for set 13,
+#        /work/scratch-unseen14 for set 14),
 #        PRECISION_SAMPLE, PRECISION_SEED,
 #        PLACER_BIN (a placer binary; else builds one)
 # Exits 1 if placer crashes (exit code other than 0/1, or a panic) on any package.
@@ -375,8 +377,63 @@ RUST_CRATES=(
 )
 default_dir=/work/scratch-unseen12
 ;;
+13)
+# Set 13: chosen 2026-11-24 and pinned before any finding was looked at, each at its latest release
+# on PyPI / crates.io that day (wheels for Python 3.11, all pure Python); sets 13 and 14 were chosen
+# together and split to mirror each other. Passed over (both sets): ai2-olmo-core (imports the
+# reserved accelerate, and transformers in 25 files), backpack-for-pytorch and curvlinops-for-pytorch
+# (use the reserved einops), graph-pes (built on the reserved pytorch_lightning), optimum-quanto
+# (imports the reserved accelerate, diffusers and transformers), tabicl and deepod (their model code
+# imports the reserved einops), dynamic-network-architectures (timm and einops), supar and
+# torchtitan (transformers in 11 files each), torchdr, hqq, nflows, julius, silero and tensordict
+# (`git grep` hits), traker, elegantrl, cherry-rl and FrEIA (no wheel), geotorch and onnx2torch
+# (almost no device code), pymde (a platform wheel), qwen3-asr-rs and qwen3-asr (`git grep` hit:
+# "Qwen3-ASR" in round 9's valle-asr row), extract-speech (imports the reserved candle-onnx in 7
+# files), loqui-kokoro (ONNX Runtime), brainwires-training (a 12-line stub), burn_dinov2 (mosure's
+# predecessor of round 5's burn_dino), reve-rs (RLX, no burn), kairos-ml, resnet-burn, yolox-burn,
+# bert-burn, squeezenet-burn, candle-vllm and candle-sampling (not in the registry).
+PY_PACKAGES=(
+  torchtnt==0.2.4             # PyTorch training framework (Meta): units, train/eval loops, callbacks, device utils
+  pytorch-frame==0.3.0        # tabular deep learning (PyG team): column encoders, tabular models, trainers
+  cryodrgn==4.3.1             # cryo-EM heterogeneous reconstruction: VAE models, training and analysis
+  geoopt==0.5.1               # Riemannian optimisation: manifolds, manifold tensors/parameters, optimisers
+  joeynmt==2.3.0              # neural machine translation: encoders/decoders, training loop, beam search
+  sinabs==3.1.3               # spiking neural networks (SynSense): spiking layers, conversion, hardware export
+  cuequivariance-torch==0.13.0 # NVIDIA equivariant tensor products, spherical harmonics, segmented ops
+  nngeometry==0.4             # Fisher / Gauss-Newton matrices, K-FAC, EKFAC, NTK representations
+)
+RUST_CRATES=(
+  cohere-transcribe-rs==0.1.1 # tch: Cohere Transcribe ASR (Conformer encoder, transformer decoder, greedy decoding)
+  metal-candle==1.3.0      # candle: LoRA training, inference and generation (own models, Metal/CPU devices)
+  block-graph==0.4.0       # burn: block-level graph neural network structure, layers and values
+  osf-rs==0.0.1            # burn: OSF sleep foundation model (ViT encoder, patch embedding) inference
+)
+default_dir=/work/scratch-unseen13
+;;
+14)
+# Set 14: chosen 2026-11-24 and pinned before any finding was looked at, each at its latest release
+# on PyPI / crates.io that day (wheels for Python 3.11, all pure Python); chosen with set 13 (its
+# passed-over list covers both).
+PY_PACKAGES=(
+  torcheval==0.0.7            # PyTorch metrics library (Meta): functional and class metrics, sync, toolkit
+  linear-operator==0.6.1      # structured linear operators (Cornell): lazy matrices, solves, decompositions
+  crypten==0.4.1              # secure multi-party computation on PyTorch: encrypted tensors, nn, communicators
+  fuxictr==2.3.10             # CTR prediction models (DeepFM, DCN, DIN, ...) and their training loop
+  sockeye==3.1.34             # neural machine translation (AWS): transformer models, training, beam search
+  bindsnet==0.3.4             # spiking neural networks: nodes, connections, learning rules, pipelines
+  torchbearer==0.5.5          # PyTorch model fitting library: Trial, callbacks, metrics
+  pytorch-minimize==0.1.0     # function minimisation (torchmin): BFGS, CG, Newton, trust-region, least squares
+)
+RUST_CRATES=(
+  chess-vector-engine==0.5.1 # candle: chess engine NNUE evaluation network, GPU device selection and training
+  zuna-rs==0.2.2           # burn: ZUNA EEG foundation model (encoder/decoder, rectified-flow sampling) inference
+  eegpt-rs==0.0.1          # burn: EEGPT EEG foundation model inference
+  signaljepa==0.0.1        # burn: SignalJEPA EEG model inference
+)
+default_dir=/work/scratch-unseen14
+;;
 *)
-  echo "error: UNSEEN_SET must be 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 or 12" >&2
+  echo "error: UNSEEN_SET must be 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13 or 14" >&2
   exit 2
   ;;
 esac
