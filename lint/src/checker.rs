@@ -785,6 +785,28 @@ impl<'a> Program<'a> {
         false
     }
 
+    /// Whether a Python class of the tree subclasses `nn.Parameter` (or `nn.Buffer`), directly or
+    /// through other classes of the tree (geoopt's `ManifoldParameter(ManifoldTensor,
+    /// nn.Parameter)`): assigning an instance to a module attribute registers it.
+    pub(crate) fn is_parameter_class(&self, name: &str) -> bool {
+        let mut work = vec![name];
+        let mut seen: Vec<&str> = Vec::new();
+        while let Some(ty) = work.pop() {
+            if seen.contains(&ty) || seen.len() >= 32 {
+                continue;
+            }
+            seen.push(ty);
+            let Some(bases) = self.bases.get(ty) else {
+                continue;
+            };
+            if bases.iter().any(|b| matches!(*b, "Parameter" | "Buffer")) {
+                return true;
+            }
+            work.extend(bases.iter().copied());
+        }
+        false
+    }
+
     /// Whether a Python class of the tree moves its data to an accelerator when built or indexed.
     pub(crate) fn class_moves_to_device(&self, name: &str) -> bool {
         self.files

@@ -287,6 +287,10 @@ pub enum EventKind {
     TimerRead {
         /// The index of the [`EventKind::TimerStart`] event it reads.
         start: u32,
+        /// The index of the later clock reading it subtracts `start` from (`end - start` with
+        /// `end = time.time()`, `end.duration_since(start)`), where the interval ends; `None`
+        /// when the clock is read here (`start.elapsed()`, `time.time() - start`).
+        end: Option<u32>,
         /// The reading paces a loop rather than measuring it: it is given to a sleep
         /// (`time.sleep(1 / fps - (time.perf_counter() - t0))`, or through a variable).
         pacing: bool,

@@ -303,3 +303,64 @@ fn should_follow_functions_of_a_package_module_imported_relatively() {
     let rules: Vec<Rule> = report.diagnostics().map(|(_, d)| d.rule).collect();
     assert!(!rules.is_empty(), "the call is opaque without its module");
 }
+
+const MANIFOLD_TENSOR: &str = r"
+import torch
+
+
+class ManifoldTensor(torch.Tensor):
+    pass
+
+
+class ManifoldParameter(ManifoldTensor, torch.nn.Parameter):
+    def __new__(cls, data, manifold=None, requires_grad=True):
+        return super().__new__(cls, data, requires_grad)
+";
+
+const HYPERPLANES: &str = r"
+import torch
+
+import pkg
+
+
+class DistanceToHyperplanes(torch.nn.Module):
+    def __init__(self, dim, planes, ball):
+        super().__init__()
+        self.ball = ball
+        self.points = pkg.ManifoldParameter(torch.empty(planes, dim), manifold=ball)
+
+    def forward(self, x):
+        return self.ball.dist2plane(x.unsqueeze(-2), self.points.permute(1, 0))
+";
+
+#[test]
+fn should_take_the_trees_parameter_subclasses_for_registered_state() {
+    // geoopt (unseen set 13): `self.points = geoopt.ManifoldParameter(..)` is an `nn.Parameter`
+    // through a class of another module, so `.to(device)` moves it (no P401).
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("pkg");
+    std::fs::create_dir_all(pkg.join("layers")).unwrap();
+    std::fs::write(
+        pkg.join("__init__.py"),
+        "from .tensor import ManifoldParameter\n",
+    )
+    .unwrap();
+    std::fs::write(pkg.join("tensor.py"), MANIFOLD_TENSOR).unwrap();
+    std::fs::write(pkg.join("layers/__init__.py"), "").unwrap();
+    std::fs::write(pkg.join("layers/stereographic.py"), HYPERPLANES).unwrap();
+    let report =
+        placer_lint::check_paths(std::slice::from_ref(&pkg), &Settings::default()).expect("check");
+    let rules: Vec<Rule> = report.diagnostics().map(|(_, d)| d.rule).collect();
+    assert!(rules.is_empty(), "{rules:?}");
+
+    // A class of the tree that is not a parameter leaves the tensor behind.
+    std::fs::write(
+        pkg.join("tensor.py"),
+        MANIFOLD_TENSOR.replace("ManifoldTensor, torch.nn.Parameter", "ManifoldTensor"),
+    )
+    .unwrap();
+    let report =
+        placer_lint::check_paths(std::slice::from_ref(&pkg), &Settings::default()).expect("check");
+    let rules: Vec<Rule> = report.diagnostics().map(|(_, d)| d.rule).collect();
+    assert_eq!(rules, vec![Rule::UnregisteredBuffer]);
+}

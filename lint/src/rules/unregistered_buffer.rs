@@ -135,6 +135,11 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             if !tensor || !(placed || built_by_device_call) {
                 continue;
             }
+            // An instance of the tree's own `nn.Parameter` subclass (`self.points =
+            // geoopt.ManifoldParameter(..)`) is registered by the assignment.
+            if parameter_subclass_call(checker, &value.span) {
+                continue;
+            }
             // ...that construction does not register (another branch) and no method sets to
             // something that is not a tensor (a registration in a later method, such as a
             // resize, does not cover the plain attribute until it runs; `register_buffer` then
@@ -403,4 +408,18 @@ pub(crate) fn construction_methods(
         }
     }
     out
+}
+
+/// Whether the expression at `span` calls a class of the tree that subclasses `nn.Parameter`
+/// (`mypkg.ManifoldParameter(torch.empty(n, d), manifold=ball)`).
+fn parameter_subclass_call(checker: &Checker<'_>, span: &Span) -> bool {
+    let text = checker.file.source.get(span.clone()).unwrap_or("");
+    let Some((callee, _)) = text.split_once('(') else {
+        return false;
+    };
+    let callee = callee.trim();
+    let name = callee.rsplit('.').next().unwrap_or(callee);
+    !name.is_empty()
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+        && checker.program.is_parameter_class(name)
 }

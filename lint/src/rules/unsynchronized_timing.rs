@@ -104,7 +104,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
     for (_, func) in checker.functions() {
         let mut seen = HashSet::new();
         for (j, event) in func.events.iter().enumerate() {
-            let EventKind::TimerRead { start, pacing } = event.kind else {
+            let EventKind::TimerRead { start, end, pacing } = event.kind else {
                 continue;
             };
             // A reading given to a sleep paces a loop: it measures nothing.
@@ -115,8 +115,14 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             if start >= j || !seen.insert(event.span.clone()) {
                 continue;
             }
-            // The last device work between the start and the read...
-            let between = &func.events[start + 1..j];
+            // The last device work between the start and the read (the later clock reading, for
+            // `end - start`: work queued after `end = time.time()` is not measured, unless a loop
+            // runs that work again before the next reading)...
+            let stop = end
+                .map(|e| (e as usize).min(j))
+                .filter(|&e| func.events[e].loop_id == func.events[start].loop_id)
+                .unwrap_or(j);
+            let between = &func.events[start + 1..stop];
             // Calls of functions of the tree that wait for the device themselves (return
             // `.item()`): a synchronisation, and the op recorded for their arguments is theirs.
             let waiting: HashSet<&Span> = between

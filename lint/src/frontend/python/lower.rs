@@ -2244,9 +2244,14 @@ impl<'a> Lowerer<'a> {
     fn binary(&mut self, lhs: &Value, rhs: &Value, op: &str, span: Span) -> Value {
         let reads = reads_of(&[lhs, rhs]);
         if let (ValueKind::Timer(start), "-" | "-=") = (rhs.kind, op) {
+            let end = match lhs.kind {
+                ValueKind::Timer(end) if end > start => Some(end),
+                _ => None,
+            };
             self.emit(
                 EventKind::TimerRead {
                     start,
+                    end,
                     pacing: false,
                 },
                 span.clone(),

@@ -1347,6 +1347,7 @@ impl<'a> Lowerer<'a> {
             self.emit(
                 EventKind::TimerRead {
                     start,
+                    end: None,
                     pacing: false,
                 },
                 span.clone(),
@@ -1354,9 +1355,14 @@ impl<'a> Lowerer<'a> {
         }
         if name == "duration_since" {
             if let Some(ValueKind::Timer(start)) = args.first().map(|a| a.v.kind) {
+                let end = match recv.v.kind {
+                    ValueKind::Timer(end) if end > start => Some(end),
+                    _ => None,
+                };
                 self.emit(
                     EventKind::TimerRead {
                         start,
+                        end,
                         pacing: false,
                     },
                     span.clone(),
@@ -2090,9 +2096,14 @@ impl<'a> Lowerer<'a> {
             return Val::new(v);
         }
         if let (ValueKind::Timer(start), B::Sub(_)) = (rhs.v.kind, &b.op) {
+            let end = match lhs.v.kind {
+                ValueKind::Timer(end) if end > start => Some(end),
+                _ => None,
+            };
             self.emit(
                 EventKind::TimerRead {
                     start,
+                    end,
                     pacing: false,
                 },
                 span.clone(),
