@@ -105,6 +105,19 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
         // Reads the host needs anyway: they decide when a loop ends (a line search's step, a
         // generated token).
         let decisions = loop_decisions(func);
+        // Loops whose every iteration synchronizes explicitly (`torch.cuda.synchronize()`, a
+        // benchmark's): a device accumulator would not spare them a stall. (Not extended to
+        // calls of waiting functions or copies to the host: on the read corpora that drops as
+        // many true findings as false ones.)
+        let drained: Vec<crate::ir::LoopId> = func
+            .events
+            .iter()
+            .filter(|e| !e.in_log && !e.in_periodic)
+            .filter_map(|e| {
+                let lp = e.loop_id?;
+                matches!(e.kind, EventKind::Synchronize).then_some(lp)
+            })
+            .collect();
         for event in &func.events {
             let EventKind::HostArith { read } = &event.kind else {
                 continue;
@@ -130,6 +143,9 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 continue;
             };
             if read_event.in_log || read_event.in_periodic || !func.loop_within(event.loop_id, lp) {
+                continue;
+            }
+            if drained.iter().any(|&d| func.loop_within(Some(d), lp)) {
                 continue;
             }
             // A tensor built on the host (no `device=`, from a file or NumPy) is read without
