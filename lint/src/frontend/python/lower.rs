@@ -3224,10 +3224,23 @@ impl<'a> Lowerer<'a> {
                 })
             })
         });
-        let wraps_host_data = matches!(name, "from_numpy" | "as_tensor" | "tensor" | "frombuffer")
-            && computed
-            && from_host_param
-            && (name == "from_numpy" || args.first().is_some_and(|a| !a.v.is_tensorish()));
+        // `torch.tensor([end - start])`: clock readings exist only on the host.
+        let clock_data = name == "tensor"
+            && c.arguments.args.first().is_some_and(|a| {
+                let data = span_of(a.range());
+                self.stack.last().is_some_and(|st| {
+                    st.func.events.iter().rev().any(|e| {
+                        matches!(e.kind, EventKind::TimerRead { .. })
+                            && data.start <= e.span.start
+                            && e.span.end <= data.end
+                    })
+                })
+            });
+        let wraps_host_data = clock_data
+            || matches!(name, "from_numpy" | "as_tensor" | "tensor" | "frombuffer")
+                && computed
+                && from_host_param
+                && (name == "from_numpy" || args.first().is_some_and(|a| !a.v.is_tensorish()));
         let origin = origin.map(|o| {
             if wraps_host_data {
                 let mut o = (*o).clone();
