@@ -1807,9 +1807,14 @@ impl<'a> Lowerer<'a> {
                     v.reads.extend(idx.v.reads);
                 }
                 if v.kind != ValueKind::Host && !v.is_tensorish() {
+                    // An element of a host library's result (`eigsh(a)[0]`) is host data too.
+                    let host = v.kind == ValueKind::Other && v.device == Device::Cpu;
                     let reads = std::mem::take(&mut v.reads);
                     v = Value::unknown(span.clone());
                     v.reads = reads;
+                    if host {
+                        v.device = Device::Cpu;
+                    }
                 }
                 v.span = span;
                 Val::new(v)
@@ -2486,12 +2491,14 @@ impl<'a> Lowerer<'a> {
             }
         }
 
-        // `np.zeros_like(jacobian)`, `scipy.linalg.pinv(a)`: host work on host data.
+        // `np.zeros_like(jacobian)`, `scipy.linalg.pinv(a)`: host work on host data, whose
+        // result is host data (its `.item()` waits for no device).
         if self
             .qualified(&c.func)
             .is_some_and(|q| t::is_host_library_call(&q))
         {
             let mut v = Value::unknown(span);
+            v.device = Device::Cpu;
             v.reads = reads;
             return Val::new(v);
         }
