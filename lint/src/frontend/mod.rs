@@ -25,6 +25,16 @@ pub(crate) fn is_shape_factory(name: &str) -> bool {
     )
 }
 
+/// The later clock reading a timer read subtracts `start` from (`end - start`,
+/// `end.duration_since(start)` with `end` another reading): the index of its
+/// [`crate::ir::EventKind::TimerStart`], where the measured interval ends.
+pub(crate) fn timer_end(start: u32, later: crate::ir::ValueKind) -> Option<u32> {
+    match later {
+        crate::ir::ValueKind::Timer(end) if end > start => Some(end),
+        _ => None,
+    }
+}
+
 /// The bindings a value reading `reads` is computed from, transitively: each binding read and
 /// what it was computed from (capped: a long chain of reassignments keeps its first 64).
 pub(crate) fn derived_from(

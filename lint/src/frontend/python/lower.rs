@@ -2249,10 +2249,7 @@ impl<'a> Lowerer<'a> {
     fn binary(&mut self, lhs: &Value, rhs: &Value, op: &str, span: Span) -> Value {
         let reads = reads_of(&[lhs, rhs]);
         if let (ValueKind::Timer(start), "-" | "-=") = (rhs.kind, op) {
-            let end = match lhs.kind {
-                ValueKind::Timer(end) if end > start => Some(end),
-                _ => None,
-            };
+            let end = crate::frontend::timer_end(start, lhs.kind);
             self.emit(
                 EventKind::TimerRead {
                     start,
@@ -3233,6 +3230,7 @@ impl<'a> Lowerer<'a> {
         });
         // `torch.tensor([end - start])`: clock readings exist only on the host.
         let clock_data = name == "tensor"
+            && self.stack.last().is_some_and(|st| st.timer_live)
             && c.arguments.args.first().is_some_and(|a| {
                 let data = span_of(a.range());
                 self.stack.last().is_some_and(|st| {

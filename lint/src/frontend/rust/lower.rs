@@ -1355,10 +1355,7 @@ impl<'a> Lowerer<'a> {
         }
         if name == "duration_since" {
             if let Some(ValueKind::Timer(start)) = args.first().map(|a| a.v.kind) {
-                let end = match recv.v.kind {
-                    ValueKind::Timer(end) if end > start => Some(end),
-                    _ => None,
-                };
+                let end = crate::frontend::timer_end(start, recv.v.kind);
                 self.emit(
                     EventKind::TimerRead {
                         start,
@@ -2096,10 +2093,7 @@ impl<'a> Lowerer<'a> {
             return Val::new(v);
         }
         if let (ValueKind::Timer(start), B::Sub(_)) = (rhs.v.kind, &b.op) {
-            let end = match lhs.v.kind {
-                ValueKind::Timer(end) if end > start => Some(end),
-                _ => None,
-            };
+            let end = crate::frontend::timer_end(start, lhs.v.kind);
             self.emit(
                 EventKind::TimerRead {
                     start,
