@@ -41,6 +41,7 @@ mod rules;
 pub mod settings;
 mod stack;
 mod suppression;
+mod text;
 mod utils;
 
 use std::path::{Path, PathBuf};

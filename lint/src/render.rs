@@ -110,28 +110,49 @@ impl miette::SourceCode for Excerpt {
         context_lines_before: usize,
         context_lines_after: usize,
     ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
-        let inner =
-            self.text
-                .as_ref()
-                .read_span(span, context_lines_before, context_lines_after)?;
+        // miette reads a `[u8]` source from its start to the span, once per label and snippet:
+        // quadratic in a large file with many findings. Read from a line start far enough above
+        // the span instead (the span's line, its context lines and one more, so that the read
+        // sees exactly the lines it would have), and count the lines skipped.
+        let bytes = self.text.as_bytes();
+        let mut cut = span.offset().min(bytes.len());
+        for _ in 0..context_lines_before + 2 {
+            cut = memchr::memrchr(b'\n', &bytes[..cut]).unwrap_or(0);
+        }
+        if cut > 0 {
+            cut += 1;
+        }
+        let skipped = line_breaks(&bytes[..cut]);
+        let shifted = SourceSpan::new((span.offset() - cut.min(span.offset())).into(), span.len());
+        let inner = bytes[cut..].read_span(&shifted, context_lines_before, context_lines_after)?;
+        let line = inner.line() + skipped;
         let mut column = inner.column();
         if context_lines_before == 0 {
             // miette counts bytes; count characters.
             let offset = span.offset().min(self.text.len());
             let line_start = self.text[..offset].rfind('\n').map_or(0, |i| i + 1);
             column = crate::diagnostic::char_column(&self.text, line_start, offset) - 1;
-            if inner.line() == 0 {
+            if line == 0 {
                 column += self.col_offset;
             }
         }
         Ok(Box::new(miette::MietteSpanContents::new(
             inner.data(),
-            *inner.span(),
-            inner.line() + self.line_offset,
+            SourceSpan::new((inner.span().offset() + cut).into(), inner.span().len()),
+            line + self.line_offset,
             column,
-            inner.line_count(),
+            inner.line_count() + skipped,
         )))
     }
+}
+
+/// The line breaks in `bytes` as miette counts them: `\n`, `\r\n` and a lone `\r`.
+fn line_breaks(bytes: &[u8]) -> usize {
+    let newlines = memchr::memchr_iter(b'\n', bytes).count();
+    let lone_returns = memchr::memchr_iter(b'\r', bytes)
+        .filter(|&i| bytes.get(i + 1) != Some(&b'\n'))
+        .count();
+    newlines + lone_returns
 }
 
 /// Renders diagnostics of one file with miette's graphical handler, `width` columns wide.

@@ -115,15 +115,29 @@ fn noqa_entries(source: &str, colon: usize, line_end: usize) -> Vec<Entry> {
 fn directives(path: &Path, source: &str) -> Vec<Directive> {
     let comment = if is_python(path) { "#" } else { "//" };
     let mut out = Vec::new();
-    let quick = |needle: &str| source.contains(needle);
-    let has_noqa = is_python(path) && quick("noqa");
-    if !quick("placer:") && !has_noqa {
+    // Only a line holding `placer:` or (Python) `noqa:` can hold a directive: read those lines
+    // alone, in order, each once (a large tree has many `noqa` lines and few directives).
+    let bytes = source.as_bytes();
+    let noqa = is_python(path).then(|| memchr::memmem::find_iter(bytes, "noqa:"));
+    let mut starts: Vec<usize> = memchr::memmem::find_iter(bytes, "placer:")
+        .chain(noqa.into_iter().flatten())
+        .map(|at| memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1))
+        .collect();
+    if starts.is_empty() {
         return out;
     }
-    let mut start = 0;
-    for (line_no, line) in source.split_inclusive('\n').enumerate() {
-        let line_start = start;
-        start += line.len();
+    let has_noqa = is_python(path);
+    starts.sort_unstable();
+    starts.dedup();
+    let (mut counted_to, mut lines_before) = (0, 0);
+    for line_start in starts {
+        lines_before += memchr::memchr_iter(b'\n', &bytes[counted_to..line_start]).count();
+        counted_to = line_start;
+        let line_no = lines_before;
+        let line = source[line_start..]
+            .split_inclusive('\n')
+            .next()
+            .unwrap_or_default();
         let line_end = line_start + line.trim_end_matches(['\n', '\r']).len();
         let text = &source[line_start..line_end];
         // A doc comment's text is documentation, not a directive.
@@ -178,6 +192,9 @@ fn directives(path: &Path, source: &str) -> Vec<Directive> {
         });
     }
     // A comment alone on its line applies to the next line of code.
+    if !out.iter().any(|d| d.own_line && d.line.is_some()) {
+        return out;
+    }
     let lines: Vec<&str> = source.lines().collect();
     for d in &mut out {
         if let (Some(line), true) = (d.line, d.own_line) {

@@ -364,3 +364,40 @@ fn should_take_the_trees_parameter_subclasses_for_registered_state() {
     let rules: Vec<Rule> = report.diagnostics().map(|(_, d)| d.rule).collect();
     assert_eq!(rules, vec![Rule::UnregisteredBuffer]);
 }
+
+#[test]
+fn should_number_the_lines_of_a_finding_deep_in_a_large_file() {
+    // The graphical report reads only the lines around a finding; the numbers it shows must
+    // still count every line above it, whatever the line endings.
+    let filler = "x = 1  # filler\n".repeat(300);
+    let body = "def f():\n    a = torch.ones(2, device='cuda')\n    return a + torch.ones(2)\n";
+    let lf = format!("import torch\n{filler}{body}");
+    for (name, source) in [
+        ("lf.py", lf.clone()),
+        ("crlf.py", lf.replace('\n', "\r\n")),
+        ("mixed.py", lf.replacen('\n', "\r\n", 150)),
+    ] {
+        let path = Path::new(name);
+        let found = check_source(path, &source, &Settings::only(&[Rule::MixedDeviceOp]));
+        assert_eq!(found.len(), 1, "{name}: {found:?}");
+        let full = placer_lint::render::full(
+            path,
+            &placer_lint::analysed_source(path, &source),
+            &found,
+            placer_lint::render::Style::Plain,
+            100,
+        );
+        assert!(full.contains(&format!("[{name}:304:12]")), "{full}");
+        for line in [
+            " 302 │ def f():",
+            " 303 │     a = torch.ones(2, device='cuda')",
+            " 304 │     return a + torch.ones(2)",
+        ] {
+            assert!(full.contains(line), "{name}: no `{line}` in\n{full}");
+        }
+        assert!(
+            !full.contains(" 301 │"),
+            "{name}: more context than asked\n{full}"
+        );
+    }
+}

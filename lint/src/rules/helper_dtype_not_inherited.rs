@@ -3,6 +3,7 @@ use std::collections::HashSet;
 use crate::checker::Checker;
 use crate::ir::{Device, EventKind};
 use crate::rule::{declare_rule, Violation};
+use crate::text::AnyOf;
 
 declare_rule! {
     /// ## What it does
@@ -77,8 +78,16 @@ impl Violation for HelperDtypeNotInherited {
 pub(crate) fn check(checker: &mut Checker<'_>) {
     // A default-dtype helper only goes wrong next to half-precision data: in a Python file with
     // no half-precision path (no `.half()`, `float16`, `bfloat16`, `autocast`, ..) the input is
-    // `float32` like the helper.
-    if checker.is_python() && !mentions_half_precision(&checker.file.source) {
+    // `float32` like the helper. (The cheap question first: most files build no tensor with the
+    // default dtype.)
+    let builds_default_dtype = checker.functions().any(|(_, f)| {
+        f.events
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::DefaultDtype))
+    });
+    if !builds_default_dtype
+        || checker.is_python() && !mentions_half_precision(&checker.file.source)
+    {
         return;
     }
     for (_, func) in checker.functions() {
@@ -155,7 +164,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
 /// precision (`.half()`, `torch.float16`, `torch.bfloat16`, `autocast`, `fp16`, `bf16`,
 /// `mixed_precision`, `GradScaler`).
 fn mentions_half_precision(source: &str) -> bool {
-    [
+    static WORDS: AnyOf = AnyOf::new(&[
         ".half(",
         "float16",
         "torch.half",
@@ -164,9 +173,8 @@ fn mentions_half_precision(source: &str) -> bool {
         "bf16",
         "mixed_precision",
         "GradScaler",
-    ]
-    .iter()
-    .any(|w| source.contains(w))
+    ]);
+    WORDS.in_text(source)
 }
 
 /// Whether the expression ending at `end` is, once its closing parentheses are passed, rounded or

@@ -18,6 +18,7 @@ use crate::ir::{
     Arg, Binding, BindingId, CallRef, CallTarget, Class, Device, Event, EventKind, File, FileId,
     Function, FunctionMeta, Loop, LoopId, Origin, Param, Reads, Span, Value, ValueKind,
 };
+use crate::text::AnyOf;
 
 /// Expressions nested deeper than this are not evaluated (a generated 5 000-term sum must not
 /// exhaust the stack); they are unknown values.
@@ -48,6 +49,10 @@ pub(crate) fn lower_file(id: FileId, path: &Path, source: &Arc<str>) -> File {
     }
     lower_source(id, path, source, PySourceType::Python)
 }
+
+/// Words that make a class model state even without sub-modules: it builds parameters or
+/// registers buffers.
+static STATE_WORDS: AnyOf = AnyOf::new(&["Parameter(", "register_buffer", "register_parameter"]);
 
 fn lower_source(id: FileId, path: &Path, source: &Arc<str>, kind: PySourceType) -> File {
     let mut file = File::new(id, path, source.clone(), is_binary_path(path, source));
@@ -136,9 +141,12 @@ fn is_binary_path(path: &Path, source: &str) -> bool {
 
 /// Whether a file's source runs as a program: a `__main__` guard or a Hydra entry point.
 fn is_script_source(source: &str) -> bool {
-    source.contains("if __name__ == \"__main__\"")
-        || source.contains("if __name__ == '__main__'")
-        || source.contains("@hydra.main")
+    static ENTRY_POINTS: AnyOf = AnyOf::new(&[
+        "if __name__ == \"__main__\"",
+        "if __name__ == '__main__'",
+        "@hydra.main",
+    ]);
+    ENTRY_POINTS.in_text(source)
 }
 
 /// Whether a directory holds scripts rather than a package: neither it nor its parent has an
@@ -497,10 +505,7 @@ impl<'a> Lowerer<'a> {
                         })
                         .map(|f| f.name.id.to_string())
                         .collect();
-                    let stateful = !submodules.is_empty()
-                        || ["Parameter(", "register_buffer", "register_parameter"]
-                            .iter()
-                            .any(|k| class_source.contains(k));
+                    let stateful = !submodules.is_empty() || STATE_WORDS.in_text(class_source);
                     self.classes.push((
                         c.name.id.to_string(),
                         ClassInfo {
@@ -3849,7 +3854,8 @@ fn uses_tensor_only_member(src: &str, name: &str) -> bool {
 /// Every `self.<name>` in `src`, as the name (empty after `self.` followed by no identifier)
 /// and the text right after it.
 fn self_attributes(src: &str) -> impl Iterator<Item = (&str, &str)> {
-    src.match_indices("self.").map(move |(i, _)| {
+    // `memmem` rather than `match_indices`: every class is read this way, several times.
+    memchr::memmem::find_iter(src.as_bytes(), b"self.").map(move |i| {
         let rest = &src[i + 5..];
         let len = rest
             .bytes()
