@@ -401,3 +401,98 @@ fn should_number_the_lines_of_a_finding_deep_in_a_large_file() {
         );
     }
 }
+
+const STAGE_DETECT: &str = r#"
+import numpy as np
+import torch
+
+
+def run(ops, batches, device):
+    st = np.zeros((0, 2))
+    w = torch.as_tensor(ops["w"], device=device)
+    for b in batches:
+        y = (torch.as_tensor(b, device=device) @ w).relu()
+        st = np.concatenate([st, y[:, :2].cpu().numpy()])
+    return st, ops
+"#;
+
+const STAGE_PIPELINE: &str = r#"
+import time
+
+import torch
+
+from stagepkg import detect
+
+
+def detect_spikes(ops, batches, device):
+    tic = time.time()
+    st, ops = detect.run(ops, batches, device=device)
+    tf = torch.from_numpy(st)
+    elapsed = time.time() - tic
+    ops["runtime"] = elapsed
+    return st, tf, ops
+"#;
+
+const DIST_HELPERS: &str = r"
+import torch
+
+
+def eye_rank(n, device=None):
+    rows = torch.arange(n, device=device, dtype=torch.long)
+    mask = torch.zeros((n, 2 * n), dtype=torch.bool)
+    mask[(rows, rows + n)] = True
+    return mask
+";
+
+const CONTRASTIVE_LOSS: &str = r"
+import torch
+from torch import nn
+
+from stagepkg import dist
+
+
+class ContrastiveLoss(nn.Module):
+    def forward(self, out0, out1):
+        mask = dist.eye_rank(out0.shape[0], device=out0.device)
+        logits = out0 @ torch.cat([out0, out1]).T
+        return logits[~mask].mean()
+";
+
+#[test]
+fn should_follow_the_packages_own_modules_imported_by_absolute_name() {
+    // kilosort (unseen set 15) imports its stages as `from kilosort import spikedetect`: the
+    // stage ends in host copies, so nothing is queued when the timer is read (no P302). The
+    // helper module's own bug is still found (lightly's `eye_rank`, imported as `from
+    // lightly.utils import dist`: a host mask indexed with rows on the caller's device).
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("stagepkg");
+    std::fs::create_dir_all(&pkg).unwrap();
+    std::fs::write(pkg.join("__init__.py"), "").unwrap();
+    std::fs::write(pkg.join("detect.py"), STAGE_DETECT).unwrap();
+    std::fs::write(pkg.join("pipeline.py"), STAGE_PIPELINE).unwrap();
+    std::fs::write(pkg.join("dist.py"), DIST_HELPERS).unwrap();
+    std::fs::write(pkg.join("loss.py"), CONTRASTIVE_LOSS).unwrap();
+    let found = |pkg: &std::path::Path| -> Vec<(String, Rule)> {
+        let report =
+            placer_lint::check_paths(&[pkg.to_path_buf()], &Settings::default()).expect("check");
+        report
+            .diagnostics()
+            .map(|(f, d)| {
+                (
+                    f.path.file_name().unwrap().to_string_lossy().into_owned(),
+                    d.rule,
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        found(&pkg),
+        vec![("dist.py".to_string(), Rule::TensorOnDefaultDevice)]
+    );
+
+    // Imported from a package the tree does not hold, the stage is opaque work given the device,
+    // which may still be queued at the timer read.
+    let elsewhere = STAGE_PIPELINE.replace("from stagepkg import", "from otherpkg import");
+    std::fs::write(pkg.join("pipeline.py"), elsewhere).unwrap();
+    assert!(found(&pkg).contains(&("pipeline.py".to_string(), Rule::UnsynchronizedTiming)));
+}

@@ -204,6 +204,11 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             if target == device || target == Device::Cpu {
                 continue;
             }
+            // A host index copies itself to a device-generic tensor only: into one whose device
+            // the analysis cannot tell, it may be a host tensor indexed on the host.
+            if *by_indexing && !matches!(target, Device::Input | Device::Cached) {
+                continue;
+            }
             if !seen.insert((origin.file, origin.span.clone())) {
                 continue;
             }

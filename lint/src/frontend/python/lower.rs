@@ -80,6 +80,7 @@ fn lower_source(id: FileId, path: &Path, source: &Arc<str>, kind: PySourceType) 
             let module = parsed.into_syntax();
             let mut lowerer = Lowerer::new(id, source, is_test_path(path));
             lowerer.host_only = is_host_only_path(path);
+            lowerer.package = own_package(path);
             lowerer.collect_imports(&module.body);
             lowerer.uses_torch = lowerer
                 .aliases
@@ -176,6 +177,42 @@ fn is_script_dir(dir: &Path) -> bool {
         c.insert(dir.to_path_buf(), scripts);
     }
     scripts
+}
+
+/// The top-level package a Python file belongs to: the outermost directory of the unbroken chain
+/// of directories with an `__init__.py` that holds the file (`kilosort/` for
+/// `kilosort/clustering/qr.py`), by its path. Cached per directory.
+fn own_package(path: &Path) -> Option<std::path::PathBuf> {
+    use std::sync::{Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<HashMap<std::path::PathBuf, Option<std::path::PathBuf>>>> =
+        OnceLock::new();
+    let dir = path.parent()?;
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::default()));
+    if let Some(known) = cache.lock().ok().and_then(|c| c.get(dir).cloned()) {
+        return known;
+    }
+    let in_package = |d: &Path| !d.as_os_str().is_empty() && d.join("__init__.py").is_file();
+    let top = dir
+        .ancestors()
+        .take_while(|d| in_package(d))
+        .last()
+        .map(Path::to_path_buf);
+    if let Ok(mut c) = cache.lock() {
+        c.insert(dir.to_path_buf(), top.clone());
+    }
+    top
+}
+
+/// Whether `from <module> import <name>`, in a file of the package at `package` (see
+/// [`own_package`]), imports a module of that package: `<module>` starts with the package's name
+/// and `<name>.py` or `<name>/__init__.py` exists where `<module>` points.
+fn imports_own_module(package: &Path, module: &str, name: &str) -> bool {
+    let mut parts = module.split('.');
+    if parts.next() != package.file_name().and_then(|n| n.to_str()) {
+        return false;
+    }
+    let dir = parts.fold(package.to_path_buf(), |d, p| d.join(p));
+    dir.join(format!("{name}.py")).is_file() || dir.join(name).join("__init__.py").is_file()
 }
 
 /// Files that by their name only process data on the host: tokenizers, image processors,
@@ -329,6 +366,8 @@ struct Lowerer<'a> {
     /// Host-side code by its file name (tokenizers, image processors, conversion scripts): its
     /// host reads do not wait for a device.
     host_only: bool,
+    /// The directory of the top-level package the file belongs to (see [`own_package`]).
+    package: Option<std::path::PathBuf>,
     /// The file imports `torch`.
     uses_torch: bool,
     /// Some expression is nested deeper than [`MAX_DEPTH`].
@@ -357,6 +396,7 @@ impl<'a> Lowerer<'a> {
             src,
             path_is_test,
             host_only: false,
+            package: None,
             uses_torch: false,
             deep: false,
             aliases: HashMap::default(),
@@ -393,11 +433,21 @@ impl<'a> Lowerer<'a> {
                 }
                 Stmt::ImportFrom(i) if i.level == 0 => {
                     let Some(module) = &i.module else { continue };
+                    // The package importing its own modules by absolute name (`from kilosort
+                    // import spikedetect`) imports modules of the tree, as a relative import does.
                     for alias in &i.names {
                         let name = alias.name.id.as_str();
                         let local = alias.asname.as_ref().map_or(name, |a| a.id.as_str());
                         self.aliases
                             .insert(local.to_string(), format!("{}.{name}", module.id));
+                        if self
+                            .package
+                            .as_deref()
+                            .is_some_and(|p| imports_own_module(p, module.id.as_str(), name))
+                        {
+                            self.tree_modules
+                                .insert(local.to_string(), name.to_string());
+                        }
                     }
                 }
                 Stmt::ImportFrom(i) => {
@@ -1783,7 +1833,10 @@ impl<'a> Lowerer<'a> {
                 // host-built index to `logits`' device first, a transfer like `.to(logits.device)`.
                 let generic_base = base.v.is_tensorish()
                     && matches!(base.v.device, Device::Input | Device::Cached);
-                if generic_base {
+                // (The result of a call of the tree, `utils.pad_col(phi)[index]`, is judged once
+                // the callee's summary is known: the rule keeps device-generic targets only.)
+                let call_base = base.v.is_tensorish() && matches!(base.v.device, Device::Call(_));
+                if generic_base || call_base {
                     for i in idx.tensors() {
                         if i.is_tensor()
                             && i.device == Device::Cpu
