@@ -921,7 +921,20 @@ impl<'a> Lowerer<'a> {
                 self.bind(pname, value);
                 continue;
             }
-            let default = p.default.as_deref().map(|d| self.eval(d).v);
+            let mut default = p.default.as_deref().map(|d| self.eval(d).v);
+            // A device default of a parameter the body never reads decides nothing (facemap's
+            // `causal_filter(.., device=torch.device("cuda"))`, unseen set 15).
+            if default
+                .as_ref()
+                .is_some_and(|d| d.kind == ValueKind::Device)
+            {
+                let body = f.body.first().zip(f.body.last()).map_or("", |(a, b)| {
+                    &self.src[usize::from(a.start())..usize::from(b.end())]
+                });
+                if !mentions_name(body, pname) {
+                    default = None;
+                }
+            }
             let annotation = p.parameter.annotation.as_deref().map(|a| self.src_of(a));
             (value.kind, value.device) = param_kind(pname, annotation, p.default.as_deref());
             if value.kind == ValueKind::Other
@@ -3633,15 +3646,24 @@ impl<'a> Lowerer<'a> {
                         (matches!(e, Expr::Name(_) | Expr::Subscript(_)) || of_self)
                             && !t::names_dtype(self.src_of(e))
                     });
-                    first.and_then(|d| {
-                        if d.kind == ValueKind::Device || d.is_tensorish() {
-                            Some((d.device.clone(), Some(d.clone())))
-                        } else if names_device || maybe_tensor_arg {
-                            Some((Device::Unknown, Some(d.clone())))
-                        } else {
-                            None
-                        }
-                    })
+                    // `.to(**self.tpdv)` with `tpdv = dict(dtype=.., device=device)`: the device
+                    // comes in the unpacked keywords (openrl, unseen set 15).
+                    let unpacked = kwargs.iter().find(|(k, _)| k.is_none()).map(|(_, v)| &v.v);
+                    first
+                        .and_then(|d| {
+                            if d.kind == ValueKind::Device || d.is_tensorish() {
+                                Some((d.device.clone(), Some(d.clone())))
+                            } else if names_device || maybe_tensor_arg {
+                                Some((Device::Unknown, Some(d.clone())))
+                            } else {
+                                None
+                            }
+                        })
+                        .or_else(|| {
+                            unpacked
+                                .filter(|_| first.is_none())
+                                .map(|d| (Device::Unknown, Some(d.clone())))
+                        })
                 }
             };
             if let Some(Expr::StringLiteral(s)) = Self::keyword(c, "device")
@@ -3915,6 +3937,17 @@ fn self_attributes(src: &str) -> impl Iterator<Item = (&str, &str)> {
             .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
             .count();
         rest.split_at(len)
+    })
+}
+
+/// Whether `text` holds the identifier `name` (not as part of a longer identifier).
+fn mentions_name(text: &str, name: &str) -> bool {
+    let bytes = text.as_bytes();
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    memchr::memmem::find_iter(bytes, name.as_bytes()).any(|at| {
+        let before = at.checked_sub(1).map(|i| bytes[i]);
+        let after = bytes.get(at + name.len()).copied();
+        !before.is_some_and(ident) && !after.is_some_and(ident)
     })
 }
 
