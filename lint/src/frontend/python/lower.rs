@@ -252,6 +252,22 @@ fn none_tested_name(test: &Expr) -> Option<&str> {
     }
 }
 
+/// Whether a test is `device is None` for a device parameter or attribute (`self.device`).
+fn tests_device_for_none(test: &Expr) -> bool {
+    let Expr::Compare(c) = test else {
+        return false;
+    };
+    let name = match &*c.left {
+        Expr::Name(n) => n.id.as_str(),
+        Expr::Attribute(a) if is_self(&a.value) => a.attr.id.as_str(),
+        _ => return false,
+    };
+    matches!(
+        (c.ops.as_ref(), c.comparators.as_ref()),
+        ([ast::CmpOp::Is], [Expr::NoneLiteral(_)])
+    ) && t::is_device_name(name)
+}
+
 /// Whether a branch condition reduces a tensor to one truth value: `(x == eos).all()`,
 /// `mask.any()`.
 /// The name an `isinstance(name, list)` test (alone or in an `and`) finds to be host data: a
@@ -310,8 +326,8 @@ struct FnState {
     elapsed: HashMap<String, Vec<u32>>,
     /// Names tested by the enclosing `if name is None:` branches.
     none_tests: Vec<String>,
-    /// Inside `if device == "cuda":` (a bare `"cuda"` compared): ordinal 0 here spells the
-    /// default device the caller asked for, not a choice of GPU.
+    /// Inside `if device == "cuda":` (a bare `"cuda"` compared) or `if device is None:` (no
+    /// device chosen): ordinal 0 here spells the default device, not a choice of GPU.
     bare_cuda_depth: u32,
     /// The name being bound by `name = name.to(..)` (a move of its own value), while it is.
     moving: Option<String>,
@@ -1338,7 +1354,10 @@ impl<'a> Lowerer<'a> {
         if let Some(name) = none_test {
             self.st().none_tests.push(name.to_string());
         }
-        let bare_cuda = test.is_some_and(compares_bare_cuda);
+        // `if self.device is None: self.device = "cuda:0" if .. else "cpu"`: ordinal 0 is the
+        // default for a caller who chose no device, and any other can be passed (pyod, unseen
+        // set 15); like a bare `"cuda"` asked for, it spells the default device.
+        let bare_cuda = test.is_some_and(|t| compares_bare_cuda(t) || tests_device_for_none(t));
         if bare_cuda {
             self.st().bare_cuda_depth += 1;
         }
