@@ -113,12 +113,13 @@ fn noqa_entries(source: &str, colon: usize, line_end: usize) -> Vec<Entry> {
 }
 
 fn directives(path: &Path, source: &str) -> Vec<Directive> {
-    let comment = if is_python(path) { "#" } else { "//" };
+    let python = is_python(path);
+    let comment = if python { "#" } else { "//" };
     let mut out = Vec::new();
     // Only a line holding `placer:` or (Python) `noqa:` can hold a directive: read those lines
     // alone, in order, each once (a large tree has many `noqa` lines and few directives).
     let bytes = source.as_bytes();
-    let noqa = is_python(path).then(|| memchr::memmem::find_iter(bytes, "noqa:"));
+    let noqa = python.then(|| memchr::memmem::find_iter(bytes, "noqa:"));
     let mut starts: Vec<usize> = memchr::memmem::find_iter(bytes, "placer:")
         .chain(noqa.into_iter().flatten())
         .map(|at| memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1))
@@ -126,7 +127,6 @@ fn directives(path: &Path, source: &str) -> Vec<Directive> {
     if starts.is_empty() {
         return out;
     }
-    let has_noqa = is_python(path);
     starts.sort_unstable();
     starts.dedup();
     let (mut counted_to, mut lines_before) = (0, 0);
@@ -165,7 +165,7 @@ fn directives(path: &Path, source: &str) -> Vec<Directive> {
                     line_start + i + comment.len() + (body.len() - body.trim_start().len());
                 let (entries, close) = entries(source, open, line_end)?;
                 Some((i, file_level, entries, Some((close, placer))))
-            } else if has_noqa {
+            } else if python {
                 let rest = after.strip_prefix("noqa:")?;
                 let colon = line_end - rest.len() - 1;
                 let entries = noqa_entries(source, colon, line_end);

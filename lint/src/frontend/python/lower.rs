@@ -6,8 +6,8 @@
 //! [`Event`]s, exactly as the Rust frontend does.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use std::path::Path;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ruff_python_ast::{self as ast, Expr, PySourceType, Stmt};
 use ruff_text_size::{Ranged, TextRange};
@@ -154,65 +154,74 @@ fn is_script_source(source: &str) -> bool {
 /// `__init__.py`, and one of its Python files runs as a program (torchrl's `sota-implementations/sac/`, a repository's
 /// `train/`): its helper modules are part of those programs. Cached per directory.
 fn is_script_dir(dir: &Path) -> bool {
-    use std::sync::{Mutex, OnceLock};
-    static CACHE: OnceLock<Mutex<HashMap<std::path::PathBuf, bool>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::default()));
-    if let Some(known) = cache.lock().ok().and_then(|c| c.get(dir).copied()) {
+    static CACHE: PathMemo<bool> = OnceLock::new();
+    memo(&CACHE, dir, || {
+        // (A directory without `__init__.py` inside a package is a namespace sub-package:
+        // `lerobot/rl/`.)
+        !dir.as_os_str().is_empty()
+            && !is_package_dir(dir)
+            && !dir.parent().is_some_and(is_package_dir)
+            && std::fs::read_dir(dir).is_ok_and(|entries| {
+                entries.flatten().any(|e| {
+                    let p = e.path();
+                    p.extension().is_some_and(|x| x == "py")
+                        && std::fs::read_to_string(&p).is_ok_and(|src| is_script_source(&src))
+                })
+            })
+    })
+}
+
+/// A cache of facts about the file system, by path, shared by the lowering threads.
+type PathMemo<T> = OnceLock<Mutex<HashMap<PathBuf, T>>>;
+
+/// `compute()`, remembered in `cache` for `path`: the tree's files ask about the same
+/// directories and modules over and over.
+fn memo<T: Clone>(cache: &PathMemo<T>, path: &Path, compute: impl FnOnce() -> T) -> T {
+    let cache = cache.get_or_init(|| Mutex::new(HashMap::default()));
+    if let Some(known) = cache.lock().ok().and_then(|c| c.get(path).cloned()) {
         return known;
     }
-    // (A directory without `__init__.py` inside a package is a namespace sub-package:
-    // `lerobot/rl/`.)
-    let in_package = |d: &Path| d.join("__init__.py").exists();
-    let scripts = !dir.as_os_str().is_empty()
-        && !in_package(dir)
-        && !dir.parent().is_some_and(in_package)
-        && std::fs::read_dir(dir).is_ok_and(|entries| {
-            entries.flatten().any(|e| {
-                let p = e.path();
-                p.extension().is_some_and(|x| x == "py")
-                    && std::fs::read_to_string(&p).is_ok_and(|src| is_script_source(&src))
-            })
-        });
+    let value = compute();
     if let Ok(mut c) = cache.lock() {
-        c.insert(dir.to_path_buf(), scripts);
+        c.insert(path.to_path_buf(), value.clone());
     }
-    scripts
+    value
+}
+
+/// Whether a directory is a regular Python package (it holds an `__init__.py`).
+fn is_package_dir(dir: &Path) -> bool {
+    !dir.as_os_str().is_empty() && dir.join("__init__.py").is_file()
 }
 
 /// The top-level package a Python file belongs to: the outermost directory of the unbroken chain
 /// of directories with an `__init__.py` that holds the file (`kilosort/` for
 /// `kilosort/clustering/qr.py`), by its path. Cached per directory.
-fn own_package(path: &Path) -> Option<std::path::PathBuf> {
-    use std::sync::{Mutex, OnceLock};
-    static CACHE: OnceLock<Mutex<HashMap<std::path::PathBuf, Option<std::path::PathBuf>>>> =
-        OnceLock::new();
+fn own_package(path: &Path) -> Option<PathBuf> {
+    static CACHE: PathMemo<Option<PathBuf>> = OnceLock::new();
     let dir = path.parent()?;
-    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::default()));
-    if let Some(known) = cache.lock().ok().and_then(|c| c.get(dir).cloned()) {
-        return known;
-    }
-    let in_package = |d: &Path| !d.as_os_str().is_empty() && d.join("__init__.py").is_file();
-    let top = dir
-        .ancestors()
-        .take_while(|d| in_package(d))
-        .last()
-        .map(Path::to_path_buf);
-    if let Ok(mut c) = cache.lock() {
-        c.insert(dir.to_path_buf(), top.clone());
-    }
-    top
+    memo(&CACHE, dir, || {
+        dir.ancestors()
+            .take_while(|d| is_package_dir(d))
+            .last()
+            .map(Path::to_path_buf)
+    })
 }
 
 /// Whether `from <module> import <name>`, in a file of the package at `package` (see
 /// [`own_package`]), imports a module of that package: `<module>` starts with the package's name
 /// and `<name>.py` or `<name>/__init__.py` exists where `<module>` points.
 fn imports_own_module(package: &Path, module: &str, name: &str) -> bool {
+    static CACHE: PathMemo<bool> = OnceLock::new();
     let mut parts = module.split('.');
     if parts.next() != package.file_name().and_then(|n| n.to_str()) {
         return false;
     }
-    let dir = parts.fold(package.to_path_buf(), |d, p| d.join(p));
-    dir.join(format!("{name}.py")).is_file() || dir.join(name).join("__init__.py").is_file()
+    let module = parts
+        .fold(package.to_path_buf(), |d, p| d.join(p))
+        .join(name);
+    memo(&CACHE, &module, || {
+        module.with_extension("py").is_file() || is_package_dir(&module)
+    })
 }
 
 /// Files that by their name only process data on the host: tokenizers, image processors,
@@ -241,31 +250,33 @@ pub(crate) fn is_test_path(path: &Path) -> bool {
             .any(|c| matches!(c.as_os_str().to_str(), Some("tests" | "test" | "testing")))
 }
 
-/// The name an `if name is None:` test checks.
-fn none_tested_name(test: &Expr) -> Option<&str> {
+/// The expression an `if <expr> is None:` test checks.
+fn none_tested(test: &Expr) -> Option<&Expr> {
     let Expr::Compare(c) = test else {
         return None;
     };
-    match (&*c.left, c.ops.as_ref(), c.comparators.as_ref()) {
-        (Expr::Name(n), [ast::CmpOp::Is], [Expr::NoneLiteral(_)]) => Some(n.id.as_str()),
+    matches!(
+        (c.ops.as_ref(), c.comparators.as_ref()),
+        ([ast::CmpOp::Is], [Expr::NoneLiteral(_)])
+    )
+    .then_some(&*c.left)
+}
+
+/// The name an `if name is None:` test checks.
+fn none_tested_name(test: &Expr) -> Option<&str> {
+    match none_tested(test)? {
+        Expr::Name(n) => Some(n.id.as_str()),
         _ => None,
     }
 }
 
 /// Whether a test is `device is None` for a device parameter or attribute (`self.device`).
 fn tests_device_for_none(test: &Expr) -> bool {
-    let Expr::Compare(c) = test else {
-        return false;
-    };
-    let name = match &*c.left {
-        Expr::Name(n) => n.id.as_str(),
-        Expr::Attribute(a) if is_self(&a.value) => a.attr.id.as_str(),
-        _ => return false,
-    };
-    matches!(
-        (c.ops.as_ref(), c.comparators.as_ref()),
-        ([ast::CmpOp::Is], [Expr::NoneLiteral(_)])
-    ) && t::is_device_name(name)
+    match none_tested(test) {
+        Some(Expr::Name(n)) => t::is_device_name(n.id.as_str()),
+        Some(Expr::Attribute(a)) => is_self(&a.value) && t::is_device_name(a.attr.id.as_str()),
+        _ => false,
+    }
 }
 
 /// Whether a branch condition reduces a tensor to one truth value: `(x == eos).all()`,
@@ -383,7 +394,7 @@ struct Lowerer<'a> {
     /// host reads do not wait for a device.
     host_only: bool,
     /// The directory of the top-level package the file belongs to (see [`own_package`]).
-    package: Option<std::path::PathBuf>,
+    package: Option<PathBuf>,
     /// The file imports `torch`.
     uses_torch: bool,
     /// Some expression is nested deeper than [`MAX_DEPTH`].
