@@ -2440,6 +2440,24 @@ impl<'a> Lowerer<'a> {
 
     #[allow(clippy::too_many_lines)]
     fn eval_call(&mut self, c: &ast::ExprCall, span: Span) -> Val {
+        let v = self.eval_any_call(c, span.clone());
+        // `torch.is_tensor(x)`, `has_torch_function_unary(input_)`, `utils.is_sparse(a)`: a
+        // predicate answers with a host `bool` decided from metadata, so `if` on it reads no
+        // device value (nncf, unseen set 15). A callee of the tree was still followed.
+        let callee = match &*c.func {
+            Expr::Name(n) => Some(n.id.as_str()),
+            Expr::Attribute(a) => Some(a.attr.id.as_str()),
+            _ => None,
+        };
+        if callee.is_some_and(t::names_predicate) && v.v.is_tensorish() {
+            let mut answer = Value::unknown(span);
+            answer.reads = v.v.reads;
+            return Val::new(answer);
+        }
+        v
+    }
+
+    fn eval_any_call(&mut self, c: &ast::ExprCall, span: Span) -> Val {
         let qualified = self.qualified(&c.func);
         let method = match &*c.func {
             Expr::Attribute(a) if qualified.is_none() => Some(a.attr.id.as_str()),

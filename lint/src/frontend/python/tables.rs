@@ -415,6 +415,13 @@ pub(crate) fn returns_sizes(name: &str) -> bool {
         })
 }
 
+/// Whether a function's name asks a yes/no question about its arguments (`is_tensor`,
+/// `has_torch_function_unary`): its answer is a Python `bool` decided from metadata, not a tensor.
+/// `is_nonzero` is the exception: it reads the one value of its tensor.
+pub(crate) fn names_predicate(name: &str) -> bool {
+    (name.starts_with("is_") || name.starts_with("has_")) && name != "is_nonzero"
+}
+
 /// Whether `text` ends with the lowercase word `w`, in any case.
 fn ends_with_ignore_case(text: &str, w: &str) -> bool {
     text.len() >= w.len()
