@@ -1703,6 +1703,16 @@ impl<'a> Lowerer<'a> {
             Expr::UnaryOp(u) => {
                 let v = self.eval(&u.operand);
                 if u.op == ast::UnaryOp::Not {
+                    // `not t` asks for the tensor's truth value: a host read.
+                    if v.v.is_tensor() {
+                        self.emit(
+                            EventKind::HostRead {
+                                source: v.v.clone(),
+                                method: "bool".to_string(),
+                            },
+                            v.v.span.clone(),
+                        );
+                    }
                     let mut out = Value::unknown(span);
                     out.reads = v.v.reads;
                     out.host_read = v.v.host_read;
@@ -1712,12 +1722,32 @@ impl<'a> Lowerer<'a> {
             }
             Expr::BoolOp(b) => {
                 let mut out = Value::unknown(span);
-                for e in &b.values {
+                let mut last = None;
+                for (i, e) in b.values.iter().enumerate() {
                     let v = self.eval(e);
                     out.reads.extend(v.v.reads.iter().copied());
                     if out.host_read.is_none() {
-                        out.host_read = v.v.host_read;
+                        out.host_read.clone_from(&v.v.host_read);
                     }
+                    // `not is_tracing and torch.all(mask == 1)`: Python asks each operand but
+                    // the last for its truth value; the last is the result (read by an `if`).
+                    if i + 1 < b.values.len() {
+                        if v.v.is_tensor() {
+                            self.emit(
+                                EventKind::HostRead {
+                                    source: v.v.clone(),
+                                    method: "bool".to_string(),
+                                },
+                                v.v.span.clone(),
+                            );
+                        }
+                    } else if v.v.is_tensor() {
+                        last = Some(v.v);
+                    }
+                }
+                if let Some(mut last) = last {
+                    last.reads = out.reads;
+                    return Val::new(last);
                 }
                 Val::new(out)
             }
@@ -2607,6 +2637,34 @@ impl<'a> Lowerer<'a> {
             }
         }
 
+        // `AttentionMaskConverter._ignore_causal_mask_sdpa(mask, ..)`: a static or class method of
+        // a class of the tree, called on the class itself.
+        if let Expr::Attribute(a) = &*c.func {
+            if let Expr::Name(n) = &*a.value {
+                let name = a.attr.id.as_str();
+                let class = n.id.as_str();
+                // A class of this file that defines the method, or one imported from a module
+                // of the tree (the checker finds its methods there).
+                let class_call = class.starts_with(|c: char| c.is_uppercase())
+                    && !self.is_local(class)
+                    && (self
+                        .class(class)
+                        .is_some_and(|info| info.methods.contains(name))
+                        || self.class(class).is_none() && self.tree_modules.contains_key(class));
+                if class_call {
+                    let target = CallTarget::Method {
+                        self_type: self
+                            .tree_modules
+                            .get(class)
+                            .map_or(class, String::as_str)
+                            .to_string(),
+                        name: name.to_string(),
+                    };
+                    let args = call_args(&args, &kwargs);
+                    return Val::new(self.local_call(target, args, arg_tensors, span, reads));
+                }
+            }
+        }
         // `np.zeros_like(jacobian)`, `scipy.linalg.pinv(a)`: host work on host data, whose
         // result is host data (its `.item()` waits for no device).
         if self
@@ -2617,6 +2675,17 @@ impl<'a> Lowerer<'a> {
             v.device = Device::Cpu;
             v.reads = reads;
             return Val::new(v);
+        }
+        // `cls(..)` in a class method builds an instance of the class (chgnet's
+        // `BatchedGraph.from_graphs`), not a tensor computed from the fields it is given.
+        if let Expr::Name(n) = &*c.func {
+            let class = self
+                .stack
+                .last()
+                .and_then(|st| st.func.meta.self_type.clone());
+            if let Some(class) = class.filter(|_| n.id.as_str() == "cls") {
+                return Val::new(self.new_instance(&class, &kwargs, span, reads));
+            }
         }
         // Calling a value: a module (`model(x)`, `nn.MSELoss()(a, b)`), or anything else.
         let callee = match &*c.func {
@@ -3212,6 +3281,7 @@ impl<'a> Lowerer<'a> {
             // always builds on the CPU: given a CUDA tensor it raises.
             None if t::is_legacy_constructor(name)
                 || name == "as_tensor"
+                    && kwargs.iter().all(|(k, _)| k.is_some())
                     && self.is_host_data(c.arguments.args.first(), args.first()) =>
             {
                 let text = "cpu".to_string();
@@ -3220,7 +3290,8 @@ impl<'a> Lowerer<'a> {
                     Some(Arc::new(self.origin(span.clone(), None, text))),
                 )
             }
-            // `torch.ones(n, **tkwargs)`: the device may come in through the splat.
+            // `torch.ones(n, **tkwargs)`, `torch.as_tensor(nodes, **kwargs)`: the device may come
+            // in through the splat (zuko's `GaussLegendre.nodes(n, device=a.device)`).
             None if kwargs.iter().any(|(k, _)| k.is_none()) => (Device::Unknown, None),
             None if t::WRAPPING_FACTORIES.contains(&name) || name == "as_tensor" => {
                 // `torch.triu(x)` stays where `x` is.
