@@ -1344,6 +1344,20 @@ impl<'a> Lowerer<'a> {
     }
 
     fn branch(&mut self, test: Option<&Expr>, body: &[Stmt]) {
+        // `if labels.max() >= vocab_size: raise ValueError(..)`: a validation check, whose reads
+        // (the test's, and those that build the error message) serve the error report, as a
+        // log line's do.
+        let validation = matches!(body.last(), Some(Stmt::Raise(_)));
+        if validation {
+            self.st().log_depth += 1;
+        }
+        self.branch_body(test, body);
+        if validation {
+            self.st().log_depth -= 1;
+        }
+    }
+
+    fn branch_body(&mut self, test: Option<&Expr>, body: &[Stmt]) {
         let periodic = test.is_some_and(|t| self.src_of(t).contains('%'));
         let cond = test.map(|t| self.eval(t));
         if let Some(cond) = &cond {
