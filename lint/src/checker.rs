@@ -547,6 +547,11 @@ impl<'a> Program<'a> {
                 continue;
             }
             for event in &self.function(r).events {
+                // A call made for a log line, a debug-build check or an error report (`raise
+                // ValueError(self.describe(x))`) does not run on the forward path proper.
+                if event.in_log {
+                    continue;
+                }
                 if let EventKind::Call { target, .. } = &event.kind {
                     // A base class's `forward` calling `self._forward(..)` runs the subclass's
                     // override (a template method: mmaction2's losses, botorch's transforms).

@@ -1347,7 +1347,9 @@ impl<'a> Lowerer<'a> {
         // `if labels.max() >= vocab_size: raise ValueError(..)`: a validation check, whose reads
         // (the test's, and those that build the error message) serve the error report, as a
         // log line's do.
-        let validation = matches!(body.last(), Some(Stmt::Raise(_)));
+        // `if logger.isEnabledFor(logging.DEBUG):` gates work done only for the log.
+        let validation = matches!(body.last(), Some(Stmt::Raise(_)))
+            || test.is_some_and(|t| self.src_of(t).contains("isEnabledFor("));
         if validation {
             self.st().log_depth += 1;
         }

@@ -857,6 +857,23 @@ impl<'a> Lowerer<'a> {
 
     /// Evaluates a statement; returns the value of a tail expression.
     fn eval_stmt(&mut self, stmt: &Stmt) -> Option<Val> {
+        // `#[cfg(debug_assertions)] { .. }`: checks that release builds leave out; their reads
+        // serve the check, as a log line's do.
+        let debug_only = match stmt {
+            Stmt::Local(local) => is_debug_only(&local.attrs),
+            Stmt::Expr(e, _) => expr_attrs(e).is_some_and(is_debug_only),
+            _ => false,
+        };
+        if debug_only {
+            self.st().log_depth += 1;
+            let v = self.eval_stmt_in_build(stmt);
+            self.st().log_depth -= 1;
+            return v;
+        }
+        self.eval_stmt_in_build(stmt)
+    }
+
+    fn eval_stmt_in_build(&mut self, stmt: &Stmt) -> Option<Val> {
         match stmt {
             Stmt::Local(local) => {
                 let value = match &local.init {
@@ -1200,8 +1217,18 @@ impl<'a> Lowerer<'a> {
         if periodic {
             self.st().periodic_depth += 1;
         }
+        // `if tracing::enabled!(Level::TRACE) { .. }`, `if log_enabled!(Level::Debug)`: work
+        // done only for the log.
+        let log_gate = matches!(&*i.cond, Expr::Macro(m) if m.mac.path.segments.last()
+            .is_some_and(|s| s.ident == "enabled" || s.ident == "log_enabled"));
+        if log_gate {
+            self.st().log_depth += 1;
+        }
         let exits_before = self.st().exits;
         let then = self.eval_block(&i.then_branch);
+        if log_gate {
+            self.st().log_depth -= 1;
+        }
         if periodic {
             self.st().periodic_depth -= 1;
         }
@@ -2476,6 +2503,30 @@ fn derives_module(attrs: &[syn::Attribute]) -> bool {
                     })
                 })
     })
+}
+
+/// Whether the attributes keep an item or statement out of release builds:
+/// `#[cfg(debug_assertions)]`.
+fn is_debug_only(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg")
+            && a.parse_args::<syn::Meta>()
+                .is_ok_and(|m| m.path().is_ident("debug_assertions"))
+    })
+}
+
+/// The outer attributes of the expression kinds that carry them as statements.
+fn expr_attrs(e: &Expr) -> Option<&[syn::Attribute]> {
+    match e {
+        Expr::Block(b) => Some(&b.attrs),
+        Expr::If(i) => Some(&i.attrs),
+        Expr::ForLoop(f) => Some(&f.attrs),
+        Expr::Macro(m) => Some(&m.attrs),
+        Expr::MethodCall(m) => Some(&m.attrs),
+        Expr::Call(c) => Some(&c.attrs),
+        Expr::Unsafe(u) => Some(&u.attrs),
+        _ => None,
+    }
 }
 
 pub(super) fn is_test_attrs(attrs: &[syn::Attribute]) -> bool {
