@@ -331,6 +331,8 @@ struct FnState {
     loop_stack: Vec<LoopId>,
     log_depth: u32,
     periodic_depth: u32,
+    /// Depth of `if` blocks switched on by an option (`if clear_cache:`, `if args.low_memory:`).
+    opt_in_depth: u32,
     timer_live: bool,
     /// Names bound to a timer reading (`dt = time.perf_counter() - t0`): the indices of the
     /// [`EventKind::TimerRead`] events, marked pacing if the name is given to a sleep.
@@ -793,6 +795,7 @@ impl<'a> Lowerer<'a> {
             loop_stack: Vec::new(),
             log_depth: 0,
             periodic_depth: 0,
+            opt_in_depth: 0,
             timer_live: false,
             elapsed: HashMap::default(),
             none_tests: Vec::new(),
@@ -1377,6 +1380,10 @@ impl<'a> Lowerer<'a> {
         if periodic {
             self.st().periodic_depth += 1;
         }
+        let opt_in = test.is_some_and(|t| self.is_option(t));
+        if opt_in {
+            self.st().opt_in_depth += 1;
+        }
         let none_test = test.and_then(none_tested_name);
         if let Some(name) = none_test {
             self.st().none_tests.push(name.to_string());
@@ -1422,6 +1429,9 @@ impl<'a> Lowerer<'a> {
         }
         if periodic {
             self.st().periodic_depth -= 1;
+        }
+        if opt_in {
+            self.st().opt_in_depth -= 1;
         }
         if let Some(cond) = cond {
             let exits = self.st().exits > exits_before;
@@ -1634,8 +1644,10 @@ impl<'a> Lowerer<'a> {
 
     /// `torch.cuda.empty_cache()`: released blocks, unless in an `except` handler (after an
     /// out-of-memory error, before retrying smaller: the documented use).
+    /// Not under an option the user switches on either (`if clear_cache:`, documented "only if you
+    /// run out of memory": kilosort, unseen set 15).
     fn empty_cache(&mut self, span: Span) {
-        if self.st().handler_depth == 0 {
+        if self.st().handler_depth == 0 && self.st().opt_in_depth == 0 {
             self.emit(EventKind::EmptyCache, span);
         }
     }
@@ -2352,6 +2364,22 @@ impl<'a> Lowerer<'a> {
             {
                 *pacing = true;
             }
+        }
+    }
+
+    /// Whether a branch test is an option the caller or user sets: a parameter of the function
+    /// that is not a tensor (`clear_cache`), or a field of parsed options (`args`, `config`, `cfg`).
+    fn is_option(&self, test: &Expr) -> bool {
+        match test {
+            Expr::Name(n) => self.stack.last().is_some_and(|st| {
+                st.names.get(n.id.as_str()).is_some_and(|&id| {
+                    st.func.params.iter().any(|p| p.binding == Some(id))
+                        && !st.env[id as usize].is_tensorish()
+                })
+            }),
+            Expr::Attribute(a) => matches!(&*a.value, Expr::Name(n)
+                if matches!(n.id.as_str(), "args" | "config" | "cfg" | "opt" | "options")),
+            _ => false,
         }
     }
 
