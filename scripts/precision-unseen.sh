@@ -517,6 +517,8 @@ mkdir -p "$corpus/wheels" "$corpus/src" "$corpus/cargo" "$corpus/findings"
 declare -A dirs kinds
 order=()
 
+# Wheel names keep the project's capitals (`TopoModelX-0.0.1-py3-none-any.whl`).
+shopt -s nocaseglob
 for spec in "${PY_PACKAGES[@]}"; do
   name=${spec%%==*}
   version=${spec##*==}
