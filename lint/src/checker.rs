@@ -239,6 +239,20 @@ impl<'a> Program<'a> {
                 for e in &f.events {
                     match &e.kind {
                         EventKind::Synchronize | EventKind::HostRead { .. } => work.push(r),
+                        // A blocking copy of device data to the host waits too (`outs.append(y.cpu())`).
+                        EventKind::Transfer {
+                            to: Device::Cpu,
+                            source,
+                            ..
+                        } if source.device != Device::Cpu
+                            && !f.events.iter().any(|n| {
+                                matches!(n.kind, EventKind::NonBlocking { .. })
+                                    && e.span.start <= n.span.start
+                                    && n.span.end <= e.span.end
+                            }) =>
+                        {
+                            work.push(r);
+                        }
                         EventKind::Call { target, .. } => {
                             for callee in self.resolve_call(target, file.id) {
                                 callers.entry(callee).or_default().push(r);
