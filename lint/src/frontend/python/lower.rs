@@ -355,6 +355,9 @@ struct FnState {
     /// Bindings an enclosing `if isinstance(name, list):` holds as host data in its body, with
     /// the value they hold outside it.
     narrowed: Vec<(usize, Value)>,
+    /// What was appended to a list binding (`outs.append(y.cpu())`): the join of the tensors,
+    /// read where the list is joined (`torch.cat(outs)`).
+    appended: HashMap<BindingId, Value>,
     /// Bindings whose host data built a tensor inside a loop (`torch.tensor([tokens],
     /// device=d)`), with that loop: a host read fed back into one of them is that loop's next
     /// input.
@@ -801,6 +804,7 @@ impl<'a> Lowerer<'a> {
             none_tests: Vec::new(),
             bare_cuda_depth: 0,
             narrowed: Vec::new(),
+            appended: HashMap::default(),
             handler_depth: 0,
             moving: None,
             exits: 0,
@@ -2553,7 +2557,28 @@ impl<'a> Lowerer<'a> {
             self.st().log_depth += 1;
         }
         let before = self.st().func.events.len();
-        let args: Vec<Val> = c.arguments.args.iter().map(|a| self.eval(a)).collect();
+        let mut args: Vec<Val> = c.arguments.args.iter().map(|a| self.eval(a)).collect();
+        // `torch.cat(outs)` of a list the function appended tensors to: those tensors.
+        if let (Some(Expr::Name(n)), Some(first)) = (c.arguments.args.first(), args.first_mut()) {
+            let joins_list = self
+                .qualified(&c.func)
+                .as_deref()
+                .and_then(Self::torch_name)
+                .is_some_and(|f| matches!(f, "cat" | "concat" | "concatenate" | "stack"));
+            if joins_list && !first.v.is_tensorish() {
+                let st = self.st();
+                let item = st
+                    .names
+                    .get(n.id.as_str())
+                    .and_then(|id| st.appended.get(id));
+                if let Some(item) = item {
+                    let mut v = item.clone();
+                    v.span = first.v.span.clone();
+                    v.reads = std::mem::take(&mut first.v.reads);
+                    *first = Val::new(v);
+                }
+            }
+        }
         let kwargs: Vec<(Option<&str>, Val)> = c
             .arguments
             .keywords
@@ -3596,6 +3621,23 @@ impl<'a> Lowerer<'a> {
         let method_span = usize::from(a.attr.range.start())..span.end;
         let receiver_is_self = is_self(&a.value) && self.in_method();
         // `tokens.append(next)` of a token read out of a tensor: maybe the next step's input.
+        if let (true, Expr::Name(n), [item]) = (name == "append", &*a.value, args) {
+            if item.v.is_tensor() {
+                let st = self.st();
+                if let Some(&id) = st.names.get(n.id.as_str()) {
+                    let joined = match st.appended.remove(&id) {
+                        Some(mut prev) if prev.device != item.v.device => {
+                            prev.device = Device::Unknown;
+                            prev.origin = None;
+                            prev
+                        }
+                        Some(prev) => prev,
+                        None => item.v.clone(),
+                    };
+                    st.appended.insert(id, joined);
+                }
+            }
+        }
         if let (true, Expr::Name(n)) = (matches!(name, "append" | "extend" | "insert"), &*a.value) {
             let target = self.stack.last().and_then(|st| {
                 let id = *st.names.get(n.id.as_str())?;
