@@ -245,11 +245,7 @@ impl<'a> Program<'a> {
                             source,
                             ..
                         } if source.device != Device::Cpu
-                            && !f.events.iter().any(|n| {
-                                matches!(n.kind, EventKind::NonBlocking { .. })
-                                    && e.span.start <= n.span.start
-                                    && n.span.end <= e.span.end
-                            }) =>
+                            && crate::utils::blocking(&f.events, &e.span) =>
                         {
                             work.push(r);
                         }

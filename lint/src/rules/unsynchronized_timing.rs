@@ -159,7 +159,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 // A copy to the host waits for the work before it; it is not work left queued.
                 EventKind::Transfer {
                     to: Device::Cpu, ..
-                } if blocking(&func.events, &e.span) => false,
+                } if crate::utils::blocking(&func.events, &e.span) => false,
                 EventKind::DeviceWork { inputs } => {
                     inputs.is_empty() || inputs.iter().any(|v| on_device(checker, v))
                 }
@@ -186,7 +186,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 }
                 EventKind::Transfer {
                     to: Device::Cpu, ..
-                } => blocking(&func.events, &e.span),
+                } => crate::utils::blocking(&func.events, &e.span),
                 EventKind::Call { .. } => waiting.contains(&e.span),
                 _ => false,
             };
@@ -213,16 +213,6 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 .label(between[work].span.clone(), "device work queued here");
         }
     }
-}
-
-/// Whether the copy at `span` blocks the host: no `non_blocking=True` was recorded inside it
-/// ([`EventKind::NonBlocking`]).
-fn blocking(events: &[crate::ir::Event], span: &Span) -> bool {
-    !events.iter().any(|n| {
-        matches!(n.kind, EventKind::NonBlocking { .. })
-            && span.start <= n.span.start
-            && n.span.end <= span.end
-    })
 }
 
 /// Whether an operand of an op may hold device work: a tensor not known to be on the host, or

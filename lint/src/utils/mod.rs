@@ -47,3 +47,13 @@ pub(crate) fn loop_decisions(func: &Function) -> Vec<&Span> {
         })
         .collect()
 }
+
+/// Whether the copy at `span` blocks the host: no `non_blocking=True` was recorded inside it
+/// ([`EventKind::NonBlocking`]).
+pub(crate) fn blocking(events: &[crate::ir::Event], span: &Span) -> bool {
+    !events.iter().any(|n| {
+        matches!(n.kind, EventKind::NonBlocking { .. })
+            && span.start <= n.span.start
+            && n.span.end <= span.end
+    })
+}

@@ -1371,15 +1371,7 @@ impl<'a> Lowerer<'a> {
         let cond = test.map(|t| self.eval(t));
         if let Some(cond) = &cond {
             // `if t:` on a tensor reads its value on the host.
-            if cond.v.is_tensor() {
-                self.emit(
-                    EventKind::HostRead {
-                        source: cond.v.clone(),
-                        method: "bool".to_string(),
-                    },
-                    cond.v.span.clone(),
-                );
-            }
+            self.truth_read(&cond.v);
         }
         if periodic {
             self.st().periodic_depth += 1;
@@ -1735,16 +1727,8 @@ impl<'a> Lowerer<'a> {
             Expr::UnaryOp(u) => {
                 let v = self.eval(&u.operand);
                 if u.op == ast::UnaryOp::Not {
-                    // `not t` asks for the tensor's truth value: a host read.
-                    if v.v.is_tensor() {
-                        self.emit(
-                            EventKind::HostRead {
-                                source: v.v.clone(),
-                                method: "bool".to_string(),
-                            },
-                            v.v.span.clone(),
-                        );
-                    }
+                    // `not t` asks for the tensor's truth value.
+                    self.truth_read(&v.v);
                     let mut out = Value::unknown(span);
                     out.reads = v.v.reads;
                     out.host_read = v.v.host_read;
@@ -1764,15 +1748,7 @@ impl<'a> Lowerer<'a> {
                     // `not is_tracing and torch.all(mask == 1)`: Python asks each operand but
                     // the last for its truth value; the last is the result (read by an `if`).
                     if i + 1 < b.values.len() {
-                        if v.v.is_tensor() {
-                            self.emit(
-                                EventKind::HostRead {
-                                    source: v.v.clone(),
-                                    method: "bool".to_string(),
-                                },
-                                v.v.span.clone(),
-                            );
-                        }
+                        self.truth_read(&v.v);
                     } else if v.v.is_tensor() {
                         last = Some(v.v);
                     }
@@ -2371,6 +2347,19 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// `if t:`, `not t`, `t and ..`: Python asks a tensor for its truth value, a host read.
+    fn truth_read(&mut self, v: &Value) {
+        if v.is_tensor() {
+            self.emit(
+                EventKind::HostRead {
+                    source: v.clone(),
+                    method: "bool".to_string(),
+                },
+                v.span.clone(),
+            );
+        }
+    }
+
     /// Whether a branch test is an option the caller or user sets: a parameter of the function
     /// that is not a tensor (`clear_cache`), or a field of parsed options (`args`, `config`, `cfg`).
     fn is_option(&self, test: &Expr) -> bool {
@@ -2558,14 +2547,19 @@ impl<'a> Lowerer<'a> {
         }
         let before = self.st().func.events.len();
         let mut args: Vec<Val> = c.arguments.args.iter().map(|a| self.eval(a)).collect();
+        // `torch.cat((x, pad), dim=1)`: joins the tensors of a sequence.
+        let joins = qualified
+            .as_deref()
+            .and_then(Self::torch_name)
+            .is_some_and(|n| {
+                matches!(
+                    n,
+                    "cat" | "concat" | "concatenate" | "stack" | "hstack" | "vstack"
+                )
+            });
         // `torch.cat(outs)` of a list the function appended tensors to: those tensors.
         if let (Some(Expr::Name(n)), Some(first)) = (c.arguments.args.first(), args.first_mut()) {
-            let joins_list = self
-                .qualified(&c.func)
-                .as_deref()
-                .and_then(Self::torch_name)
-                .is_some_and(|f| matches!(f, "cat" | "concat" | "concatenate" | "stack"));
-            if joins_list && !first.v.is_tensorish() {
+            if joins && !first.v.is_tensorish() {
                 let st = self.st();
                 let item = st
                     .names
@@ -2607,16 +2601,6 @@ impl<'a> Lowerer<'a> {
             q.starts_with("torch.nn.functional.")
                 || Self::torch_name(q).is_some_and(|n| t::TENSOR_FUNCTIONS.contains(&n))
         });
-        // `torch.cat((x, pad), dim=1)`: the parameters in the sequence are tensors.
-        let joins = qualified
-            .as_deref()
-            .and_then(Self::torch_name)
-            .is_some_and(|n| {
-                matches!(
-                    n,
-                    "cat" | "concat" | "concatenate" | "stack" | "hstack" | "vstack"
-                )
-            });
         if joins {
             if let Some(
                 Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }),
@@ -2716,10 +2700,10 @@ impl<'a> Lowerer<'a> {
                 // of the tree (the checker finds its methods there).
                 let class_call = class.starts_with(|c: char| c.is_uppercase())
                     && !self.is_local(class)
-                    && (self
-                        .class(class)
-                        .is_some_and(|info| info.methods.contains(name))
-                        || self.class(class).is_none() && self.tree_modules.contains_key(class));
+                    && match self.class(class) {
+                        Some(info) => info.methods.contains(name),
+                        None => self.tree_modules.contains_key(class),
+                    };
                 if class_call {
                     let target = CallTarget::Method {
                         self_type: self
@@ -3620,7 +3604,7 @@ impl<'a> Lowerer<'a> {
         let name = a.attr.id.as_str();
         let method_span = usize::from(a.attr.range.start())..span.end;
         let receiver_is_self = is_self(&a.value) && self.in_method();
-        // `tokens.append(next)` of a token read out of a tensor: maybe the next step's input.
+        // `outs.append(y.cpu())`: remembered for `torch.cat(outs)`.
         if let (true, Expr::Name(n), [item]) = (name == "append", &*a.value, args) {
             if item.v.is_tensor() {
                 let st = self.st();
@@ -3638,6 +3622,7 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+        // `tokens.append(next)` of a token read out of a tensor: maybe the next step's input.
         if let (true, Expr::Name(n)) = (matches!(name, "append" | "extend" | "insert"), &*a.value) {
             let target = self.stack.last().and_then(|st| {
                 let id = *st.names.get(n.id.as_str())?;
