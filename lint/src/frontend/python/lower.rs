@@ -1178,52 +1178,50 @@ impl<'a> Lowerer<'a> {
             }
             Stmt::Break(_) => self.st().exits += 1,
             Stmt::For(f) => {
-                let iter = self.eval(&f.iter);
-                self.enter_loop(span_of(f.range), &f.body);
-                let mut item = if iter.v.kind == ValueKind::Loader {
-                    // A batch from a loader: a tensor where the loader's batches are.
-                    let mut b = iter.v.clone();
-                    b.kind = ValueKind::Tensor;
-                    b
-                } else if matches!(iter.v.device, Device::Input | Device::Cached)
-                    && (iter.v.is_tensor() || self.used_as_tensor(&iter.v))
-                {
-                    // `for row in mask`: the rows of a tensor are where it is. (A parameter
-                    // not yet used as a tensor may be a list of host data.)
-                    let mut row = tensor(span_of(f.target.range()), iter.v.device.clone(), None);
-                    row.kind = iter.v.kind;
-                    row
-                } else if iter.v.device == Device::Cpu
-                    && iter.v.is_tensor()
-                    && iter.v.origin.as_ref().is_none_or(|o| !o.is_transfer)
-                {
-                    // `for m in mask.nonzero()` over a tensor built on the host: its rows are
-                    // host data, read without waiting for a device. (Rows of a 1-D tensor are
-                    // 0-dim and mix with any device: no device of their own.)
-                    let mut row = tensor(span_of(f.target.range()), Device::Unknown, None);
-                    row.host_scalar.clone_from(&iter.v.origin);
-                    row
-                } else {
-                    Value::unknown(span_of(f.target.range()))
-                };
-                item.reads.clone_from(&iter.v.reads);
-                item.span = span_of(f.target.range());
                 // `for i, batch in enumerate(loader)`: `i` is the count, an `int`.
                 let counted = match (&*f.iter, &*f.target) {
                     (Expr::Call(call), Expr::Tuple(t))
                         if t.elts.len() == 2
                             && self.qualified(&call.func).as_deref() == Some("enumerate") =>
                     {
-                        Some(t)
+                        Some((call, t))
                     }
                     _ => None,
                 };
-                if let Some(t) = counted {
+                // `for a, b in zip(xs[:-1], xs[1:])` (or `for i, (a, b) in enumerate(zip(..))`):
+                // each name takes a row of its own iterable.
+                let zipped = match counted {
+                    Some((call, t)) => call
+                        .arguments
+                        .args
+                        .first()
+                        .and_then(|inner| self.zipped(inner, &t.elts[1])),
+                    None => self.zipped(&f.iter, &f.target),
+                }
+                .map(|(targets, iters)| {
+                    let rows: Vec<Value> = iters.iter().map(|i| self.eval(i).v).collect();
+                    (targets, rows)
+                });
+                let iter = if zipped.is_none() {
+                    self.eval(&f.iter).v
+                } else {
+                    Value::unknown(span_of(f.iter.range()))
+                };
+                self.enter_loop(span_of(f.range), &f.body);
+                if let Some((_, t)) = counted {
                     let count = Value::unknown(span_of(t.elts[0].range()));
                     self.assign_to(&t.elts[0], &Val::new(count));
-                    item.span = span_of(t.elts[1].range());
+                }
+                if let Some((targets, iters)) = zipped {
+                    for (target, iter) in targets.iter().zip(&iters) {
+                        let row = self.row_of(iter, span_of(target.range()));
+                        self.assign_to(target, &Val::new(row));
+                    }
+                } else if let Some((_, t)) = counted {
+                    let item = self.row_of(&iter, span_of(t.elts[1].range()));
                     self.assign_to(&t.elts[1], &Val::new(item));
                 } else {
+                    let item = self.row_of(&iter, span_of(f.target.range()));
                     self.assign_to(&f.target, &Val::new(item));
                 }
                 self.stmts(&f.body);
@@ -1827,7 +1825,9 @@ impl<'a> Lowerer<'a> {
                 Val::new(out)
             }
             Expr::If(i) => {
-                self.eval(&i.test);
+                // `a if t > x else b`: the test is a truth test, as an `if` statement's is.
+                let test = self.eval(&i.test);
+                self.truth_read(&test.v);
                 let a = self.eval(&i.body);
                 let b = self.eval(&i.orelse);
                 Val::new(join(a.v, b.v))
@@ -2345,6 +2345,54 @@ impl<'a> Lowerer<'a> {
                 *pacing = true;
             }
         }
+    }
+
+    /// The value one iteration of `for row in iter` binds: a batch of a loader, a row of a
+    /// tensor (where the tensor is), or unknown.
+    fn row_of(&self, iter: &Value, span: Span) -> Value {
+        let mut row = if iter.kind == ValueKind::Loader {
+            // A batch from a loader: a tensor where the loader's batches are.
+            let mut b = iter.clone();
+            b.kind = ValueKind::Tensor;
+            b
+        } else if matches!(iter.device, Device::Input | Device::Cached)
+            && (iter.is_tensor() || self.used_as_tensor(iter))
+        {
+            // `for row in mask`: the rows of a tensor are where it is. (A parameter
+            // not yet used as a tensor may be a list of host data.)
+            let mut row = tensor(span.clone(), iter.device.clone(), None);
+            row.kind = iter.kind;
+            row
+        } else if iter.device == Device::Cpu
+            && iter.is_tensor()
+            && iter.origin.as_ref().is_none_or(|o| !o.is_transfer)
+        {
+            // `for m in mask.nonzero()` over a tensor built on the host: its rows are
+            // host data, read without waiting for a device. (Rows of a 1-D tensor are
+            // 0-dim and mix with any device: no device of their own.)
+            let mut row = tensor(span.clone(), Device::Unknown, None);
+            row.host_scalar.clone_from(&iter.origin);
+            row
+        } else {
+            Value::unknown(span.clone())
+        };
+        row.reads.clone_from(&iter.reads);
+        row.span = span;
+        row
+    }
+
+    /// `for a, b in zip(xs, ys)` with as many names as iterables (no `*` unpacking): the
+    /// target names paired with the iterables.
+    fn zipped<'e>(&self, iter: &'e Expr, target: &'e Expr) -> Option<(&'e [Expr], &'e [Expr])> {
+        let (Expr::Call(call), Expr::Tuple(t)) = (iter, target) else {
+            return None;
+        };
+        let args = &call.arguments.args;
+        (self.qualified(&call.func).as_deref() == Some("zip")
+            && call.arguments.keywords.is_empty()
+            && t.elts.len() == args.len()
+            && !args.iter().any(Expr::is_starred_expr))
+        .then_some((&t.elts[..], &args[..]))
     }
 
     /// `if t:`, `not t`, `t and ..`: Python asks a tensor for its truth value, a host read.
@@ -3036,6 +3084,14 @@ impl<'a> Lowerer<'a> {
     ) -> Option<Val> {
         if t::is_quantized_kernel(q) {
             self.st().func.meta.host_compute = true;
+        }
+        // `torch.histogram` has no CUDA kernel: called on every call with a tensor the function
+        // was given, it makes the function one that only runs on host tensors.
+        if q == "torch.histogram" && arg_tensors.iter().any(|a| a.device == Device::Input) {
+            let st = self.st();
+            if st.branch_depth == 0 && st.loop_stack.is_empty() {
+                st.func.meta.host_compute = true;
+            }
         }
         let kw = |name: &str| {
             kwargs
@@ -3933,10 +3989,17 @@ impl<'a> Lowerer<'a> {
             if name == "numpy" && recv.v.origin.is_none() {
                 let st = self.st();
                 let from = crate::frontend::derived_from(&st.func.bindings, &recv.v.reads);
+                let mut host_param = false;
                 for p in &mut st.func.params {
                     if p.binding.is_some_and(|b| from.contains(&b)) {
                         p.host_data = true;
+                        host_param = true;
                     }
+                }
+                // Done on every call (not in a branch or a loop), it makes the function one that
+                // only runs on host tensors: its inputs are on one device, the host.
+                if host_param && st.branch_depth == 0 && st.loop_stack.is_empty() {
+                    st.func.meta.host_compute = true;
                 }
             }
             let mut v = Value::unknown(span);
@@ -4291,6 +4354,11 @@ fn param_kind(name: &str, annotation: Option<&str>, default: Option<&Expr>) -> (
         )
     ) || default.is_some_and(is_constant_name);
     match annotation {
+        // `output_attentions: Optional[torch.Tensor] = False`: a flag whatever the annotation
+        // says (transformers' Bros).
+        _ if matches!(default, Some(Expr::BooleanLiteral(_))) => {
+            (ValueKind::Other, Device::Unknown)
+        }
         Some(a) if is_tensor_annotation(a) => (ValueKind::Tensor, Device::Input),
         // A device parameter is device-generic: the device of parameter k.
         Some(a) if a.contains("device") => (ValueKind::Device, Device::Input),
