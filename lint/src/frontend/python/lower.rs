@@ -1704,6 +1704,24 @@ impl<'a> Lowerer<'a> {
                     v.span = span;
                     return Val::new(v);
                 }
+                // A nested function reads what its enclosing functions bound (`noise_schedule`
+                // in a sampler's per-chunk closure); not module globals (frame 0).
+                let frames = self.stack.len();
+                if frames > 2 {
+                    for outer in self.stack[1..frames - 1].iter().rev() {
+                        if let Some(&id) = outer.names.get(n.id.as_str()) {
+                            // (Not a timer: the work it times is the enclosing function's.)
+                            if matches!(outer.env[id as usize].kind, ValueKind::Timer(_)) {
+                                break;
+                            }
+                            let mut v = outer.env[id as usize].clone();
+                            v.var = None;
+                            v.reads = smallvec::SmallVec::new();
+                            v.span = span;
+                            return Val::new(v);
+                        }
+                    }
+                }
                 Val::new(Value::unknown(span))
             }
             Expr::StringLiteral(s) => Val::new(self.device_literal(s.value.to_str(), span)),
@@ -1830,7 +1848,18 @@ impl<'a> Lowerer<'a> {
                 self.truth_read(&test.v);
                 let a = self.eval(&i.body);
                 let b = self.eval(&i.orelse);
-                Val::new(join(a.v, b.v))
+                let mut v = join(a.v, b.v);
+                // `gamma = g0 if c_tau > c_min else 0`: a host number chosen by a device value
+                // carries that read into the arithmetic it feeds.
+                if test.v.is_tensor()
+                    && !v.is_tensorish()
+                    && v.host_read.is_none()
+                    && !self.host_only
+                {
+                    v.kind = ValueKind::Host;
+                    v.host_read = Some(test.v.span.clone());
+                }
+                Val::new(v)
             }
             Expr::Named(n) => {
                 let v = self.eval(&n.value);
