@@ -79,6 +79,14 @@ pub(crate) struct Program<'a> {
     /// Rust types whose weights are on the host by construction: a method loads them onto
     /// `Device::Cpu` and no method takes them from its caller (a `VarBuilder` or a device).
     host_models: HashSet<&'a str>,
+    /// The tree builds on torch's global default device: a Python file outside the tests
+    /// calls `torch.get_default_device()`, or sets a default device other than the CPU
+    /// (`torch.set_default_device(args.device)`). Its factories without `device=` follow the
+    /// data (see [`Program::follows_default_device`]).
+    default_device_tree: bool,
+    /// Python parameters with an accelerator default (`device="cuda"`) that every call of
+    /// their function in the tree (outside tests; at least one) passes: (function, parameter).
+    overridden_defaults: HashSet<(FnRef, u16)>,
 }
 
 impl<'a> Program<'a> {
@@ -155,6 +163,12 @@ impl<'a> Program<'a> {
                 })
                 .collect(),
             synchronizing: HashSet::default(),
+            overridden_defaults: HashSet::default(),
+            default_device_tree: files.iter().any(|f| {
+                crate::frontend::python::is_python(&f.path)
+                    && !crate::frontend::python::is_test_path(&f.path)
+                    && uses_default_device(&f.source)
+            }),
         };
         program.summaries = program.return_summaries();
         program
@@ -181,7 +195,95 @@ impl<'a> Program<'a> {
         program.meets = crate::engine::meets::summaries(program);
         program.host_only = program.host_only_functions();
         program.host_models = program.host_model_types();
+        program.overridden_defaults = program.overridden_device_defaults();
         self
+    }
+
+    /// Whether every call of `r` in the tree (outside tests; there is at least one) passes its
+    /// parameter `index`: a default there decides nothing for the tree's own code.
+    pub(crate) fn is_default_overridden(&self, r: FnRef, index: u16) -> bool {
+        self.overridden_defaults.contains(&(r, index))
+    }
+
+    /// See [`Program::overridden_defaults`]: one pass over the tree's calls, done only when
+    /// some Python function has an accelerator default.
+    fn overridden_device_defaults(&self) -> HashSet<(FnRef, u16)> {
+        let mut targets: HashMap<FnRef, Vec<u16>> = HashMap::default();
+        for file in self.files {
+            if !crate::frontend::python::is_python(&file.path) {
+                continue;
+            }
+            for (i, f) in file.functions.iter().enumerate() {
+                let params: Vec<u16> = f
+                    .params
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| {
+                        p.default.as_ref().is_some_and(|d| {
+                            d.kind == ValueKind::Device && matches!(d.device, Device::Cuda(_))
+                        })
+                    })
+                    .filter_map(|(k, _)| u16::try_from(k).ok())
+                    .collect();
+                if !params.is_empty() {
+                    targets.insert((file.id, u32::try_from(i).unwrap_or(u32::MAX)), params);
+                }
+            }
+        }
+        if targets.is_empty() {
+            return HashSet::default();
+        }
+        // Per target: (calls, calls passing each of its defaulted parameters).
+        let mut seen: HashMap<FnRef, (u32, Vec<u32>)> = HashMap::default();
+        for file in self.files {
+            for f in file.functions.iter().filter(|f| !f.meta.is_test) {
+                for event in &f.events {
+                    let EventKind::Call { target, args } = &event.kind else {
+                        continue;
+                    };
+                    for callee in self.resolve_call(target, file.id) {
+                        let Some(params) = targets.get(&callee) else {
+                            continue;
+                        };
+                        let callee_fn = self.function(callee);
+                        let entry = seen
+                            .entry(callee)
+                            .or_insert_with(|| (0, vec![0; params.len()]));
+                        entry.0 += 1;
+                        for (slot, &k) in entry.1.iter_mut().zip(params) {
+                            if crate::engine::meets::arg_for(args, callee_fn, k).is_some() {
+                                *slot += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        seen.into_iter()
+            .flat_map(|(r, (calls, passing))| {
+                let params = &targets[&r];
+                params
+                    .iter()
+                    .zip(passing)
+                    .filter(move |(_, n)| calls > 0 && *n == calls)
+                    .map(move |(&k, _)| (r, k))
+            })
+            .collect()
+    }
+
+    /// Whether a tensor created at `origin` (in the Python file `file`) is on the global default
+    /// device of a tree that sets one ([`Program::default_device_tree`]): a factory with no
+    /// device written, not a transfer, and not `torch.from_numpy` (always on the host).
+    pub(crate) fn follows_default_device(&self, origin: &crate::ir::Origin) -> bool {
+        self.default_device_tree
+            && origin.device_span.is_none()
+            && !origin.is_transfer
+            && crate::frontend::python::is_python(&self.file(origin.file).path)
+            && !self
+                .file(origin.file)
+                .source
+                .get(origin.span.clone())
+                .is_some_and(|text| text.contains("from_numpy"))
     }
 
     /// See [`Program::host_models`].
@@ -967,4 +1069,29 @@ fn module_of(path: &std::path::Path) -> Option<&str> {
         return path.parent()?.file_name()?.to_str();
     }
     Some(stem)
+}
+
+/// Whether Python `source` uses the global default device as the place it computes, in code (not
+/// a comment or a docstring's quoted name): `torch.get_default_device()`,
+/// `torch.set_default_device(..)` with anything but `"cpu"`, or `torch.set_default_tensor_type(..)`
+/// with a CUDA tensor type.
+fn uses_default_device(source: &str) -> bool {
+    if !source.contains("default_") {
+        return false;
+    }
+    source.lines().any(|line| {
+        let code = line.split('#').next().unwrap_or("");
+        code.match_indices("torch.").any(|(at, _)| {
+            if code[..at].ends_with('`') {
+                return false;
+            }
+            let call = &code[at + "torch.".len()..];
+            let arg = |name: &str| call.strip_prefix(name).map(str::trim_start);
+            call.starts_with("get_default_device(")
+                || arg("set_default_device(")
+                    .is_some_and(|a| !(a.starts_with("\"cpu\"") || a.starts_with("'cpu'")))
+                || arg("set_default_tensor_type(")
+                    .is_some_and(|a| a.split(')').next().is_some_and(|a| a.contains("cuda")))
+        })
+    })
 }

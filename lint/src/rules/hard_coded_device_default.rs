@@ -17,7 +17,10 @@ declare_rule! {
     /// is not where the caller's tensors are once they use a second device.
     ///
     /// Scripts, examples, binaries and tests choose devices for themselves and are not checked.
-    /// A default of `"cpu"` is not reported: it is the default of every `torch` factory.
+    /// A default of `"cpu"` is not reported: it is the default of every `torch` factory. Nor is a
+    /// Python default that every call of the function in the tree passes (outside tests; there
+    /// is at least one call): a step whose caller resolved the device once and threads it
+    /// through is not where the choice is made.
     ///
     /// ## Example
     /// ```python
@@ -118,16 +121,22 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
         return;
     }
     let python = checker.is_python();
-    for (_, func) in checker.functions() {
+    for (index, func) in checker.functions() {
         if func.meta.is_test {
             continue;
         }
         if python {
-            for param in &func.params {
+            let here = (checker.file.id, u32::try_from(index).unwrap_or(u32::MAX));
+            for (k, param) in func.params.iter().enumerate() {
                 let Some(default) = &param.default else {
                     continue;
                 };
                 if default.kind != ValueKind::Device || !matches!(default.device, Device::Cuda(_)) {
+                    continue;
+                }
+                // Every call in the tree passes the device (resolved once at an entry point,
+                // then threaded through): the default decides nothing for the tree's code.
+                if u16::try_from(k).is_ok_and(|k| checker.program.is_default_overridden(here, k)) {
                     continue;
                 }
                 let violation = HardCodedDeviceDefault {

@@ -93,7 +93,12 @@ declare_rule! {
     /// construction (a method loads them with `VarBuilder::from_*` / `safetensors::load*` on the
     /// literal `Device::Cpu`, and no method takes a `VarBuilder` or, returning `Self`, a
     /// device), and a Python parameter the function hands to `NumPy` (`x.numpy()`) is host
-    /// data. Types are matched by name across the tree. A method placer does not know, called
+    /// data; done on every call (or `torch.histogram`, which has no CUDA kernel, on a tensor it
+    /// was given) it makes the whole function host-only. In a tree written for torch's global
+    /// default device (a Python file outside the tests calls `torch.get_default_device()`, or
+    /// `torch.set_default_device(..)` with anything but `"cpu"`), a factory with no device
+    /// written follows that default and is not reported (`torch.from_numpy` still is). Types
+    /// are matched by name across the tree. A method placer does not know, called
     /// on what may be a tensor, is taken for a tensor op on its arguments: a host tensor given
     /// to a host-only method of another type (`SparseTensor.partition(node_weight=w)`, METIS on
     /// the CPU) is reported.
@@ -364,6 +369,7 @@ fn check_op(
         if !device.is_hard_coded()
             || origin.is_transfer
             || accelerator_only && !matches!(device, Device::Cuda(_))
+            || checker.program.follows_default_device(origin)
         {
             continue;
         }
@@ -408,7 +414,7 @@ fn check_call(
     for meeting in call_meetings(checker, func, forward, target, args) {
         // Model state built so is host-built-model-state's.
         let (arg, origin) = (meeting.arg, &meeting.origin);
-        if matches!(arg.value.device, Device::Field(_)) {
+        if matches!(arg.value.device, Device::Field(_)) || program.follows_default_device(origin) {
             continue;
         }
         if !seen.insert((origin.file, origin.span.clone())) {

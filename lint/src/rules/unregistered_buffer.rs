@@ -53,7 +53,9 @@ declare_rule! {
     /// such tensors (wrappers, acquisition functions) are rarely moved with `.to()`.
     ///
     /// A forward path that moves the attribute itself every time it reads it
-    /// (`self.mask.to(x.device)`) is not reported; it pays a copy per call instead.
+    /// (`self.mask.to(x.device)`) is not reported; it pays a copy per call instead. Nor is an
+    /// attribute another method sets to a new value (a placeholder replaced later); an
+    /// augmented assignment (`self.total += t`) updates the tensor in place and does not count.
     ///
     /// ## References
     /// - `../shared/RULES.md`, P401
@@ -175,6 +177,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                     && f.events.iter().any(|e| {
                         matches!(&e.kind, EventKind::SetAttr { attr: a, registered: false, .. }
                             if a == attr)
+                            && !augmented(&file.source, &e.span)
                     })
             });
             if registered || replaced || checker.program.base_registers(class, attr) {
@@ -277,6 +280,24 @@ fn index_or_store(source: &str, read: &Span) -> bool {
         }
     }
     false
+}
+
+/// Whether the store at `target` is an augmented assignment (`self.total += t`): an in-place
+/// update of the tensor the attribute holds, not a new value for it.
+fn augmented(source: &str, target: &Span) -> bool {
+    let after = source.get(target.end..).unwrap_or("").trim_start();
+    let op_len = after
+        .find('=')
+        .filter(|&at| at > 0 && at <= 3)
+        .filter(|&at| {
+            after[..at].chars().all(|c| {
+                matches!(
+                    c,
+                    '+' | '-' | '*' | '/' | '%' | '@' | '&' | '|' | '^' | '<' | '>'
+                )
+            })
+        });
+    op_len.is_some_and(|at| !after[at + 1..].starts_with('='))
 }
 
 /// Whether `value` is the literal `None`.
