@@ -696,9 +696,10 @@ impl<'a> Lowerer<'a> {
                 }
                 _ => {
                     text.contains("torch")
-                        || text
-                            .split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
-                            .any(|word| locals.contains(word))
+                        || !locals.is_empty()
+                            && text
+                                .split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+                                .any(|word| !word.is_empty() && locals.contains(word))
                 }
             };
             if !tensorish {
@@ -751,22 +752,62 @@ impl<'a> Lowerer<'a> {
     /// The dotted name of an expression with its import alias resolved (`th.cuda.synchronize`
     /// -> `torch.cuda.synchronize`), unless its root is a local variable.
     fn qualified(&self, expr: &Expr) -> Option<String> {
+        // The attribute names from the outermost in, then the root name: one allocation of the
+        // right size, rather than a `format!` per level (this runs for every call).
+        let mut attrs: smallvec::SmallVec<[&str; 8]> = smallvec::SmallVec::new();
+        let mut e = expr;
+        let root = loop {
+            match e {
+                Expr::Name(n) => break n.id.as_str(),
+                Expr::Attribute(a) => {
+                    attrs.push(a.attr.id.as_str());
+                    e = &a.value;
+                }
+                _ => return None,
+            }
+        };
+        if self.is_local(root) {
+            return None;
+        }
+        let root = self.aliases.get(root).map_or(root, String::as_str);
+        let len = root.len() + attrs.iter().map(|a| a.len() + 1).sum::<usize>();
+        let mut out = String::with_capacity(len);
+        out.push_str(root);
+        for attr in attrs.iter().rev() {
+            out.push('.');
+            out.push_str(attr);
+        }
+        Some(out)
+    }
+
+    /// The root name of a dotted name (`a` of `a.b.c`), or `None` for any other expression.
+    fn dotted_root(expr: &Expr) -> Option<&str> {
+        let mut e = expr;
+        loop {
+            match e {
+                Expr::Name(n) => return Some(n.id.as_str()),
+                Expr::Attribute(a) => e = &a.value,
+                _ => return None,
+            }
+        }
+    }
+
+    /// Whether [`Lowerer::qualified`] has a name for `expr`, without building it.
+    fn is_qualified(&self, expr: &Expr) -> bool {
+        Self::dotted_root(expr).is_some_and(|root| !self.is_local(root))
+    }
+
+    /// The last segment of [`Lowerer::qualified`]'s name for `expr`, without building it.
+    fn qualified_last<'e>(&'e self, expr: &'e Expr) -> Option<&'e str> {
+        if !self.is_qualified(expr) {
+            return None;
+        }
         match expr {
+            Expr::Attribute(a) => Some(a.attr.id.as_str()),
             Expr::Name(n) => {
                 let name = n.id.as_str();
-                if self.is_local(name) {
-                    return None;
-                }
-                Some(
-                    self.aliases
-                        .get(name)
-                        .cloned()
-                        .unwrap_or_else(|| name.to_string()),
-                )
-            }
-            Expr::Attribute(a) => {
-                let base = self.qualified(&a.value)?;
-                Some(format!("{base}.{}", a.attr.id))
+                let q = self.aliases.get(name).map_or(name, String::as_str);
+                Some(q.rsplit('.').next().unwrap_or(q))
             }
             _ => None,
         }
@@ -2116,7 +2157,7 @@ impl<'a> Lowerer<'a> {
                 return Val::new(v);
             }
         }
-        if self.qualified(&a.value).is_some() {
+        if self.is_qualified(&a.value) {
             // `torch.float32`, `np.pi`, `config.hidden_size`: not a tensor.
             let mut v = Value::unknown(span);
             if t::is_device_name(attr) {
@@ -2486,8 +2527,7 @@ impl<'a> Lowerer<'a> {
 
     /// The class a call builds, when its callee names a class (`MyDataset(..)`, `nn.Linear(..)`).
     fn constructed_class(&self, func: &Expr) -> Option<String> {
-        let q = self.qualified(func)?;
-        let last = q.rsplit('.').next().unwrap_or(&q);
+        let last = self.qualified_last(func)?;
         last.chars()
             .next()
             .is_some_and(char::is_uppercase)
