@@ -61,7 +61,12 @@ pub(crate) fn model_state(span: Span) -> Value {
 
 /// The bindings any of `vals` was computed from, sorted and without repeats.
 pub(crate) fn reads_of(vals: &[&Value]) -> Reads {
-    let mut reads: Reads = vals.iter().flat_map(|v| v.reads.iter().copied()).collect();
+    reads_of_all(vals.iter().copied())
+}
+
+/// [`reads_of`] of values given one by one (no slice of them to build first).
+pub(crate) fn reads_of_all<'v>(vals: impl Iterator<Item = &'v Value>) -> Reads {
+    let mut reads: Reads = vals.flat_map(|v| v.reads.iter().copied()).collect();
     reads.sort_unstable();
     reads.dedup();
     reads

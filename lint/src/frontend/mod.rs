@@ -42,7 +42,15 @@ pub(crate) fn derived_from(
     reads: &[crate::ir::BindingId],
 ) -> Vec<crate::ir::BindingId> {
     const MAX: usize = 64;
-    let mut out: Vec<crate::ir::BindingId> = Vec::new();
+    if reads.is_empty() {
+        return Vec::new();
+    }
+    // Sized once: this runs for every binding, and grew the vector one push at a time.
+    let bound: usize = reads
+        .iter()
+        .map(|&r| 1 + bindings.get(r as usize).map_or(0, |b| b.derived_from.len()))
+        .sum();
+    let mut out: Vec<crate::ir::BindingId> = Vec::with_capacity(bound.min(MAX));
     for &r in reads {
         let from = bindings
             .get(r as usize)

@@ -13,7 +13,7 @@ use ruff_python_ast::{self as ast, Expr, PySourceType, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use super::tables as t;
-use crate::frontend::eval::{model_state, reads_of, tensor, Val};
+use crate::frontend::eval::{model_state, reads_of, reads_of_all, tensor, Val};
 use crate::ir::{
     Arg, Binding, BindingId, CallRef, CallTarget, Class, Device, Event, EventKind, File, FileId,
     Function, FunctionMeta, Loop, LoopId, Origin, Param, Reads, Span, Value, ValueKind,
@@ -142,12 +142,21 @@ fn is_binary_path(path: &Path, source: &str) -> bool {
 
 /// Whether a file's source runs as a program: a `__main__` guard or a Hydra entry point.
 fn is_script_source(source: &str) -> bool {
-    static ENTRY_POINTS: AnyOf = AnyOf::new(&[
-        "if __name__ == \"__main__\"",
-        "if __name__ == '__main__'",
-        "@hydra.main",
-    ]);
-    ENTRY_POINTS.in_text(source)
+    // `if __name__ == "__main__"` or with single quotes: one search for `__main__`, whose
+    // surroundings are then read, rather than one search of the whole file per quote.
+    static MAIN: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+    static HYDRA: AnyOf = AnyOf::new(&["@hydra.main"]);
+    let bytes = source.as_bytes();
+    let main = MAIN.get_or_init(|| memchr::memmem::Finder::new("__main__"));
+    let guard = main.find_iter(bytes).any(|at| {
+        let Some(quote) = at.checked_sub(1).map(|i| bytes[i]) else {
+            return false;
+        };
+        matches!(quote, b'"' | b'\'')
+            && bytes[..at - 1].ends_with(b"if __name__ == ")
+            && bytes.get(at + 8) == Some(&quote)
+    });
+    guard || HYDRA.in_text(source)
 }
 
 /// Whether a directory holds scripts rather than a package: neither it nor its parent has an
@@ -696,9 +705,10 @@ impl<'a> Lowerer<'a> {
                 }
                 _ => {
                     text.contains("torch")
-                        || text
-                            .split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
-                            .any(|word| locals.contains(word))
+                        || !locals.is_empty()
+                            && text
+                                .split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+                                .any(|word| !word.is_empty() && locals.contains(word))
                 }
             };
             if !tensorish {
@@ -751,25 +761,79 @@ impl<'a> Lowerer<'a> {
     /// The dotted name of an expression with its import alias resolved (`th.cuda.synchronize`
     /// -> `torch.cuda.synchronize`), unless its root is a local variable.
     fn qualified(&self, expr: &Expr) -> Option<String> {
+        // The attribute names from the outermost in, then the root name: one allocation of the
+        // right size, rather than a `format!` per level (this runs for every call).
+        let mut attrs: smallvec::SmallVec<[&str; 8]> = smallvec::SmallVec::new();
+        let mut e = expr;
+        let root = loop {
+            match e {
+                Expr::Name(n) => break n.id.as_str(),
+                Expr::Attribute(a) => {
+                    attrs.push(a.attr.id.as_str());
+                    e = &a.value;
+                }
+                _ => return None,
+            }
+        };
+        if self.is_local(root) {
+            return None;
+        }
+        let root = self.aliases.get(root).map_or(root, String::as_str);
+        let len = root.len() + attrs.iter().map(|a| a.len() + 1).sum::<usize>();
+        let mut out = String::with_capacity(len);
+        out.push_str(root);
+        for attr in attrs.iter().rev() {
+            out.push('.');
+            out.push_str(attr);
+        }
+        Some(out)
+    }
+
+    /// The root name of a dotted name (`a` of `a.b.c`), or `None` for any other expression.
+    fn dotted_root(expr: &Expr) -> Option<&str> {
+        let mut e = expr;
+        loop {
+            match e {
+                Expr::Name(n) => return Some(n.id.as_str()),
+                Expr::Attribute(a) => e = &a.value,
+                _ => return None,
+            }
+        }
+    }
+
+    /// Whether [`Lowerer::qualified`] has a name for `expr`, without building it.
+    fn is_qualified(&self, expr: &Expr) -> bool {
+        Self::dotted_root(expr).is_some_and(|root| !self.is_local(root))
+    }
+
+    /// The last segment of [`Lowerer::qualified`]'s name for `expr`, without building it.
+    fn qualified_last<'e>(&'e self, expr: &'e Expr) -> Option<&'e str> {
+        if !self.is_qualified(expr) {
+            return None;
+        }
         match expr {
+            Expr::Attribute(a) => Some(a.attr.id.as_str()),
             Expr::Name(n) => {
                 let name = n.id.as_str();
-                if self.is_local(name) {
-                    return None;
-                }
-                Some(
-                    self.aliases
-                        .get(name)
-                        .cloned()
-                        .unwrap_or_else(|| name.to_string()),
-                )
-            }
-            Expr::Attribute(a) => {
-                let base = self.qualified(&a.value)?;
-                Some(format!("{base}.{}", a.attr.id))
+                let q = self.aliases.get(name).map_or(name, String::as_str);
+                Some(q.rsplit('.').next().unwrap_or(q))
             }
             _ => None,
         }
+    }
+
+    /// Whether [`Lowerer::qualified`]'s name for `expr` is dotted and its first segment is a host
+    /// library (`t::is_host_library`), without building it: the first segment is the
+    /// alias-resolved root's, and the name is dotted if `expr` is an attribute or the root
+    /// resolves to a dotted name.
+    fn is_host_library_call(&self, expr: &Expr) -> bool {
+        let Some(root) = Self::dotted_root(expr).filter(|r| !self.is_local(r)) else {
+            return false;
+        };
+        let resolved = self.aliases.get(root).map_or(root, String::as_str);
+        let first = resolved.split('.').next().unwrap_or(resolved);
+        let dotted = !matches!(expr, Expr::Name(_)) || resolved.contains('.');
+        dotted && t::is_host_library(first)
     }
 
     /// The torch-relative name of a qualified name: `torch.nn.Linear` -> `nn.Linear`.
@@ -1614,8 +1678,8 @@ impl<'a> Lowerer<'a> {
     /// The class of the current method if `attr` is a property of it or of one of its bases
     /// defined in this file.
     fn property_class(&self, attr: &str) -> Option<String> {
-        let own = self.stack.last()?.func.meta.self_type.clone()?;
-        let mut work = vec![own.as_str()];
+        let own = self.stack.last()?.func.meta.self_type.as_deref()?;
+        let mut work = vec![own];
         let mut seen = Vec::new();
         while let Some(name) = work.pop() {
             if seen.contains(&name) || seen.len() >= 16 {
@@ -1624,7 +1688,7 @@ impl<'a> Lowerer<'a> {
             seen.push(name);
             let info = self.class(name)?;
             if info.properties.contains(attr) {
-                return Some(own.clone());
+                return Some(own.to_string());
             }
             work.extend(
                 info.bases
@@ -1698,11 +1762,19 @@ impl<'a> Lowerer<'a> {
             Expr::Name(n) => {
                 let st = self.stack.last().expect("function");
                 if let Some(&id) = st.names.get(n.id.as_str()) {
-                    let mut v = st.env[id as usize].clone();
-                    v.var = Some(id);
-                    v.reads = smallvec::smallvec![id];
-                    v.span = span;
-                    return Val::new(v);
+                    // (Field by field: the binding's own reads and span are replaced.)
+                    let held = &st.env[id as usize];
+                    return Val::new(Value {
+                        kind: held.kind,
+                        device: held.device.clone(),
+                        origin: held.origin.clone(),
+                        host_read: held.host_read.clone(),
+                        var: Some(id),
+                        reads: smallvec::smallvec![id],
+                        span,
+                        requires_grad: held.requires_grad,
+                        host_scalar: held.host_scalar.clone(),
+                    });
                 }
                 // A nested function reads what its enclosing functions bound (`noise_schedule`
                 // in a sampler's per-chunk closure); not module globals (frame 0).
@@ -2145,7 +2217,7 @@ impl<'a> Lowerer<'a> {
                 return Val::new(v);
             }
         }
-        if self.qualified(&a.value).is_some() {
+        if self.is_qualified(&a.value) {
             // `torch.float32`, `np.pi`, `config.hidden_size`: not a tensor.
             let mut v = Value::unknown(span);
             if t::is_device_name(attr) {
@@ -2563,8 +2635,7 @@ impl<'a> Lowerer<'a> {
 
     /// The class a call builds, when its callee names a class (`MyDataset(..)`, `nn.Linear(..)`).
     fn constructed_class(&self, func: &Expr) -> Option<String> {
-        let q = self.qualified(func)?;
-        let last = q.rsplit('.').next().unwrap_or(&q);
+        let last = self.qualified_last(func)?;
         last.chars()
             .next()
             .is_some_and(char::is_uppercase)
@@ -2703,9 +2774,11 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
-        let mut all: Vec<&Value> = args.iter().map(|a| &a.v).collect();
-        all.extend(kwargs.iter().map(|(_, v)| &v.v));
-        let reads = reads_of(&all);
+        let reads = reads_of_all(
+            args.iter()
+                .map(|a| &a.v)
+                .chain(kwargs.iter().map(|(_, v)| &v.v)),
+        );
         // Sizes are not operands: `F.interpolate(x, size=[rnd, rnd])` with a host random size
         // reads it on the host.
         let arg_tensors: Vec<Value> = args
@@ -2797,10 +2870,7 @@ impl<'a> Lowerer<'a> {
         }
         // `np.zeros_like(jacobian)`, `scipy.linalg.pinv(a)`: host work on host data, whose
         // result is host data (its `.item()` waits for no device).
-        if self
-            .qualified(&c.func)
-            .is_some_and(|q| t::is_host_library_call(&q))
-        {
+        if self.is_host_library_call(&c.func) {
             let mut v = Value::unknown(span);
             v.device = Device::Cpu;
             v.reads = reads;
@@ -2809,11 +2879,14 @@ impl<'a> Lowerer<'a> {
         // `cls(..)` in a class method builds an instance of the class (chgnet's
         // `BatchedGraph.from_graphs`), not a tensor computed from the fields it is given.
         if let Expr::Name(n) = &*c.func {
-            let class = self
-                .stack
-                .last()
-                .and_then(|st| st.func.meta.self_type.clone());
-            if let Some(class) = class.filter(|_| n.id.as_str() == "cls") {
+            let class = (n.id.as_str() == "cls")
+                .then(|| {
+                    self.stack
+                        .last()
+                        .and_then(|st| st.func.meta.self_type.clone())
+                })
+                .flatten();
+            if let Some(class) = class {
                 return Val::new(self.new_instance(&class, &kwargs, span, reads));
             }
         }
@@ -4610,4 +4683,26 @@ fn host_scalar_target(target: &Value) -> Value {
         }
     }
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_script_source;
+
+    #[test]
+    fn script_sources_are_found_by_their_entry_points() {
+        assert!(is_script_source(
+            "def f(): pass\nif __name__ == \"__main__\":\n    f()\n"
+        ));
+        assert!(is_script_source("if __name__ == '__main__': main()"));
+        assert!(is_script_source(
+            "@hydra.main(config_path='conf')\ndef main(cfg): ..."
+        ));
+        // The quotes must match, and the guard must be spelled as the patterns spell it.
+        assert!(!is_script_source("if __name__ == \"__main__': main()"));
+        assert!(!is_script_source("if __name__==\"__main__\": main()"));
+        assert!(!is_script_source("__main__\"x\""));
+        assert!(!is_script_source("\"__main__\""));
+        assert!(!is_script_source("import torch\n"));
+    }
 }

@@ -465,9 +465,16 @@ pub(crate) fn names_metrics(dict: &str) -> bool {
 /// Whether a callee (its source text) sleeps or busy-waits: `time.sleep`, `precise_sleep`,
 /// `busy_wait`, `asyncio.sleep`. A timer reading given to one paces a loop.
 pub(crate) fn is_sleep_call(callee: &str) -> bool {
-    let last = callee.rsplit('.').next().unwrap_or(callee);
-    // A byte window rather than `contains`: this runs for every call of every file.
-    last.as_bytes().windows(5).any(|w| w == b"sleep") || last == "busy_wait" || last == "wait_until"
+    // Plain byte loops rather than `rsplit` and `contains`: this runs for every call of every
+    // file, and the segment after the last dot is short.
+    let bytes = callee.as_bytes();
+    let last = bytes
+        .iter()
+        .rposition(|&b| b == b'.')
+        .map_or(bytes, |dot| &bytes[dot + 1..]);
+    last.windows(5).any(|w| w[0] == b's' && w == b"sleep")
+        || last == b"busy_wait"
+        || last == b"wait_until"
 }
 
 /// Calls whose arguments are only logged or formatted (a host read there is for logging).
@@ -630,28 +637,28 @@ pub(crate) fn is_quantized_kernel(qualified: &str) -> bool {
 /// Libraries that compute on the host only (`numpy`, `scipy`, `sklearn`, `pandas`, `cv2`, `PIL`,
 /// the standard library's `math`, `statistics`, `random`, `itertools`, `json`, `re`, `os`,
 /// `glob` and `shutil`): a call of theirs queues no device work, whatever it is given (a CUDA
-/// tensor given to `numpy` raises instead; `itertools.chain(..)` only iterates).
-pub(crate) fn is_host_library_call(qualified: &str) -> bool {
-    let root = qualified.split('.').next().unwrap_or(qualified);
-    qualified.contains('.')
-        && matches!(
-            root,
-            "numpy"
-                | "scipy"
-                | "sklearn"
-                | "pandas"
-                | "cv2"
-                | "PIL"
-                | "math"
-                | "statistics"
-                | "random"
-                | "itertools"
-                | "json"
-                | "re"
-                | "os"
-                | "glob"
-                | "shutil"
-        )
+/// tensor given to `numpy` raises instead; `itertools.chain(..)` only iterates). `root` is the
+/// first segment of a dotted name (`numpy` of `numpy.zeros_like`): a call of the module itself
+/// (`random(..)`) is not theirs.
+pub(crate) fn is_host_library(root: &str) -> bool {
+    matches!(
+        root,
+        "numpy"
+            | "scipy"
+            | "sklearn"
+            | "pandas"
+            | "cv2"
+            | "PIL"
+            | "math"
+            | "statistics"
+            | "random"
+            | "itertools"
+            | "json"
+            | "re"
+            | "os"
+            | "glob"
+            | "shutil"
+    )
 }
 
 /// Python builtins: calls of these are never calls into the linted tree.
