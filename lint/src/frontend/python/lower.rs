@@ -4145,6 +4145,14 @@ impl<'a> Lowerer<'a> {
 
         if tensor_recv {
             if t::NON_TENSOR_MEMBERS.contains(&name) {
+                // `loss.backward(torch.ones(loss.shape))`: autograd needs the seed gradient on
+                // the output's device.
+                if name == "backward" {
+                    let gradient = kw("gradient").or(args.first().map(|a| &a.v));
+                    if let Some(g) = gradient.filter(|g| g.is_tensorish()) {
+                        self.maybe_op(name, vec![recv.v.clone(), g.clone()], span.clone());
+                    }
+                }
                 let mut v = Value::unknown(span);
                 v.reads = reads;
                 return Val::new(v);
