@@ -286,7 +286,8 @@ fn index_or_store(source: &str, read: &Span) -> bool {
 /// update of the tensor the attribute holds, not a new value for it.
 fn augmented(source: &str, target: &Span) -> bool {
     let after = source.get(target.end..).unwrap_or("").trim_start();
-    let op_len = after
+    // The `=` that ends an operator of one to three characters (`+=`, `//=`, `**=`, `>>=`).
+    let equals = after
         .find('=')
         .filter(|&at| at > 0 && at <= 3)
         .filter(|&at| {
@@ -297,7 +298,7 @@ fn augmented(source: &str, target: &Span) -> bool {
                 )
             })
         });
-    op_len.is_some_and(|at| !after[at + 1..].starts_with('='))
+    equals.is_some_and(|at| !after[at + 1..].starts_with('='))
 }
 
 /// Whether `value` is the literal `None`.
