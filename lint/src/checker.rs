@@ -76,6 +76,10 @@ pub(crate) struct Program<'a> {
     /// Functions that wait for the device before they return: they synchronize or read device
     /// data on the host (`.item()`, `to_vec1()`), themselves or in a function they call.
     synchronizing: HashSet<FnRef>,
+    /// Functions that may touch tensors: those of files that name a tensor API (see
+    /// [`File::calls_only`]), test code, and their callers, transitively. The others (a
+    /// `NumPy` helper module's) queue no device work.
+    touching: HashSet<FnRef>,
     /// Rust types whose weights are on the host by construction: a method loads them onto
     /// `Device::Cpu` and no method takes them from its caller (a `VarBuilder` or a device).
     host_models: HashSet<&'a str>,
@@ -87,6 +91,8 @@ pub(crate) struct Program<'a> {
     /// Python parameters with an accelerator default (`device="cuda"`) that every call of
     /// their function in the tree (outside tests; at least one) passes: (function, parameter).
     overridden_defaults: HashSet<(FnRef, u16)>,
+    /// Python packages of the tree: the directories holding one of its `__init__.py` files.
+    packages: HashSet<&'a std::path::Path>,
 }
 
 impl<'a> Program<'a> {
@@ -163,7 +169,13 @@ impl<'a> Program<'a> {
                 })
                 .collect(),
             synchronizing: HashSet::default(),
+            touching: HashSet::default(),
             overridden_defaults: HashSet::default(),
+            packages: files
+                .iter()
+                .filter(|f| f.path.file_name().is_some_and(|n| n == "__init__.py"))
+                .filter_map(|f| f.path.parent())
+                .collect(),
             default_device_tree: files.iter().any(|f| {
                 crate::frontend::python::is_python(&f.path)
                     && !crate::frontend::python::is_test_path(&f.path)
@@ -190,7 +202,7 @@ impl<'a> Program<'a> {
         );
         program.forward = forward;
         program.per_iteration = per_iteration;
-        program.synchronizing = synchronizing;
+        (program.synchronizing, program.touching) = synchronizing;
         program.fields = program.field_summaries();
         program.meets = crate::engine::meets::summaries(program);
         program.host_only = program.host_only_functions();
@@ -324,20 +336,31 @@ impl<'a> Program<'a> {
                 && !crate::frontend::python::is_python(&self.file(file).path)
     }
 
+    /// Whether `r` may touch tensors, itself or through what it calls: queue device work, read
+    /// device data. Its file names no tensor API and neither do its callees' otherwise.
+    pub(crate) fn touches_tensors(&self, r: FnRef) -> bool {
+        self.touching.contains(&r)
+    }
+
     /// Whether a call of `r` waits for the device before it returns.
     pub(crate) fn is_synchronizing(&self, r: FnRef) -> bool {
         self.synchronizing.contains(&r)
     }
 
     /// The functions that synchronize or read device data on the host, and their callers,
-    /// transitively: one pass over the calls builds the reverse call graph, then a walk up it
-    /// from the functions that wait themselves.
-    fn synchronizing_functions(&self) -> HashSet<FnRef> {
+    /// transitively; and the functions that may touch tensors (those of files that name a
+    /// tensor API, and their callers): one pass over the calls builds the reverse call graph,
+    /// then a walk up it from the functions that wait (that touch tensors) themselves.
+    fn synchronizing_functions(&self) -> (HashSet<FnRef>, HashSet<FnRef>) {
         let mut callers: HashMap<FnRef, Vec<FnRef>> = HashMap::default();
         let mut work: Vec<FnRef> = Vec::new();
+        let mut touching: Vec<FnRef> = Vec::new();
         for file in self.files {
             for (i, f) in file.functions.iter().enumerate() {
                 let r = (file.id, u32::try_from(i).unwrap_or(u32::MAX));
+                if file.tensor_api && !f.calls_only || f.meta.is_test {
+                    touching.push(r);
+                }
                 for e in &f.events {
                     match &e.kind {
                         EventKind::Synchronize | EventKind::HostRead { .. } => work.push(r),
@@ -361,15 +384,18 @@ impl<'a> Program<'a> {
                 }
             }
         }
-        let mut out: HashSet<FnRef> = HashSet::default();
-        while let Some(r) = work.pop() {
-            if out.insert(r) {
-                if let Some(up) = callers.get(&r) {
-                    work.extend(up.iter().copied().filter(|c| !out.contains(c)));
+        let up_from = |mut work: Vec<FnRef>| {
+            let mut out: HashSet<FnRef> = HashSet::default();
+            while let Some(r) = work.pop() {
+                if out.insert(r) {
+                    if let Some(up) = callers.get(&r) {
+                        work.extend(up.iter().copied().filter(|c| !out.contains(c)));
+                    }
                 }
             }
-        }
-        out
+            out
+        };
+        (up_from(work), up_from(touching))
     }
 
     /// What each type's methods store in each of its fields (`Self { mask, .. }` in `new`,
@@ -566,7 +592,9 @@ impl<'a> Program<'a> {
             }
             CallTarget::Free { name } => {
                 // `module.function`: a function of the tree's module of that name (Python's
-                // `from ..utils import common_functions as c_f; c_f.to_device(..)`).
+                // `from ..utils import common_functions as c_f; c_f.to_device(..)`), or of a
+                // package of that name, which re-exports it from one of its modules (`from .
+                // import registration; registration.registration_wrapper(..)`).
                 if let Some((module, function)) = name.rsplit_once('.') {
                     let Some(free) = self.free.get(function) else {
                         return Callees::new();
@@ -574,7 +602,7 @@ impl<'a> Program<'a> {
                     return free
                         .iter()
                         .copied()
-                        .filter(|r| module_of(&self.file(r.0).path) == Some(module))
+                        .filter(|r| self.in_module(&self.file(r.0).path, module))
                         .collect();
                 }
                 let Some(free) = self.free.get(name.as_str()) else {
@@ -1063,6 +1091,18 @@ impl Diagnostic {
 
 /// The Python module a file defines, by its name: the file stem, or the package's directory for
 /// an `__init__.py`.
+impl Program<'_> {
+    /// Whether the Python file at `path` is module `module` (`module.py`, `module/__init__.py`)
+    /// or lies in the package `module` of the tree (a directory of that name holding an
+    /// `__init__.py`), at any depth below it.
+    fn in_module(&self, path: &std::path::Path, module: &str) -> bool {
+        module_of(path) == Some(module)
+            || path.ancestors().skip(1).any(|dir| {
+                dir.file_name().is_some_and(|n| n == module) && self.packages.contains(dir)
+            })
+    }
+}
+
 fn module_of(path: &std::path::Path) -> Option<&str> {
     let stem = path.file_stem()?.to_str()?;
     if stem == "__init__" {

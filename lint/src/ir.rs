@@ -523,6 +523,7 @@ pub struct Class {
 }
 
 /// What a file's source says about its placement, after lowering.
+#[allow(clippy::struct_excessive_bools)] // independent facts about one file
 #[derive(Clone, Debug)]
 pub struct File {
     /// Index in the checked tree.
@@ -543,6 +544,9 @@ pub struct File {
     /// Only the call graph was lowered (functions, their calls and returned calls): the file
     /// names no tensor API, or is test code that is not checked.
     pub calls_only: bool,
+    /// The file may touch tensors: a Python file that imports `torch`; every Rust file (those
+    /// naming no tensor API are [`File::calls_only`]).
+    pub tensor_api: bool,
     /// The classes it defines (Python).
     pub classes: Vec<Class>,
     /// For a notebook: the byte offset in `source` where each code cell starts.
@@ -585,6 +589,7 @@ impl File {
             unsupported: false,
             is_binary,
             calls_only: false,
+            tensor_api: true,
             classes: Vec::new(),
             cells: Vec::new(),
         }

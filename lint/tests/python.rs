@@ -496,3 +496,97 @@ fn should_follow_the_packages_own_modules_imported_by_absolute_name() {
     std::fs::write(pkg.join("pipeline.py"), elsewhere).unwrap();
     assert!(found(&pkg).contains(&("pipeline.py".to_string(), Rule::UnsynchronizedTiming)));
 }
+
+const REGISTER: &str = r#"
+import torch
+
+
+def registration_wrapper(frames, settings, device=None):
+    x = torch.from_numpy(frames).to(device)
+    x = x - x.mean(0) * settings["scale"]
+    return x.cpu().numpy()
+
+
+def compute_reference(frames, settings, device=None):
+    x = torch.from_numpy(frames).to(device)
+    return x.mean(0).cpu().numpy()
+"#;
+
+const MASKS: &str = r"
+import numpy as np
+
+
+def create_masks(stats, shape, lam):
+    masks = np.zeros((len(stats),) + tuple(shape))
+    for i, (y, x) in enumerate(stats):
+        masks[i, y, x] = lam
+    return masks
+";
+
+const TIMED_PIPELINE: &str = r#"
+import time
+
+import numpy as np
+import torch
+
+from . import registration
+from .registration.register import compute_reference as reference
+from .masks import create_masks
+
+
+def pipeline(frames, stats, settings, device):
+    times = {}
+    t0 = time.time()
+    ref = reference(frames, settings=settings, device=device)
+    times["reference"] = time.time() - t0
+    t1 = time.time()
+    out = registration.registration_wrapper(frames, settings=settings, device=device)
+    np.save("reg.npy", out)
+    times["registration"] = time.time() - t1
+    t2 = time.time()
+    masks = create_masks(stats, frames.shape[1:], settings["lam"])
+    times["masks"] = time.time() - t2
+    return ref, out, masks, times
+"#;
+
+#[test]
+fn should_follow_functions_re_exported_or_renamed_and_know_numpy_modules_queue_nothing() {
+    // suite2p (unseen set 17): stage timers after `registration.registration_wrapper(..)`, a
+    // function a sub-package re-exports from one of its modules, after a function imported
+    // under another name, and after a helper of a module that never imports torch. The first
+    // two end in host copies, the third queues no device work: nothing is left to time (P302).
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("s2p");
+    std::fs::create_dir_all(pkg.join("registration")).unwrap();
+    std::fs::write(pkg.join("__init__.py"), "").unwrap();
+    std::fs::write(
+        pkg.join("registration/__init__.py"),
+        "from .register import registration_wrapper\n",
+    )
+    .unwrap();
+    std::fs::write(pkg.join("registration/register.py"), REGISTER).unwrap();
+    std::fs::write(pkg.join("masks.py"), MASKS).unwrap();
+    std::fs::write(pkg.join("pipeline.py"), TIMED_PIPELINE).unwrap();
+    let timers = |pkg: &std::path::Path| -> Vec<usize> {
+        let report =
+            placer_lint::check_paths(&[pkg.to_path_buf()], &Settings::default()).expect("check");
+        report
+            .diagnostics()
+            .filter(|(_, d)| d.rule == Rule::UnsynchronizedTiming)
+            .map(|(f, d)| f.source[..d.span.start].lines().count())
+            .collect()
+    };
+    assert_eq!(timers(&pkg), Vec::<usize>::new());
+
+    // Without the sub-package in the tree both stages are opaque calls given the data and the
+    // device; a mask helper that computes with torch may queue work too.
+    std::fs::remove_dir_all(pkg.join("registration")).unwrap();
+    std::fs::write(
+        pkg.join("masks.py"),
+        MASKS
+            .replace("import numpy as np", "import numpy as np\nimport torch")
+            .replace("masks = np.zeros(", "masks = torch.zeros("),
+    )
+    .unwrap();
+    assert_eq!(timers(&pkg), vec![16, 20, 23]);
+}

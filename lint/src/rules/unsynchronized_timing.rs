@@ -65,7 +65,8 @@ declare_rule! {
     /// so does a called function of the tree that reads device data on the host (a generation
     /// loop deciding on the host when to stop), and so does formatting a tensor for a log
     /// (`print("{:.0f}".format(acc.sum()))`). Calls of host libraries (`numpy`, `scipy`) queue no
-    /// device work. A reading given to a sleep
+    /// device work, nor do calls of functions of the tree whose modules never import `torch`
+    /// and call nothing that does. A reading given to a sleep
     /// (`time.sleep(1 / fps - (time.perf_counter() - t0))`) paces a loop and is not reported,
     /// nor is work on values known to be on the host.
     ///
@@ -140,6 +141,20 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                     _ => None,
                 })
                 .collect();
+            // Calls of functions of the tree that touch no tensor, nor does anything they call
+            // (a NumPy helper module's `create_masks(stats, ly, lx)`): no device work.
+            let host_calls: HashSet<&Span> = between
+                .iter()
+                .filter_map(|e| match &e.kind {
+                    EventKind::Call { target, .. } => {
+                        let callees = checker.program.resolve_call(target, checker.file.id);
+                        (!callees.is_empty()
+                            && callees.iter().all(|&c| !checker.program.touches_tensors(c)))
+                        .then_some(&e.span)
+                    }
+                    _ => None,
+                })
+                .collect();
             // Work inside a returned expression (`return super()._predict(..)` in a branch)
             // ends the call: the timer read after it runs on the other paths only.
             let returned = |span: &Span| {
@@ -152,7 +167,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             let Some(work) = between.iter().rposition(|e| match &e.kind {
                 _ if returned(&e.span) => false,
                 EventKind::Op { .. } | EventKind::DeviceWork { .. }
-                    if waiting.contains(&e.span) || e.in_log =>
+                    if waiting.contains(&e.span) || host_calls.contains(&e.span) || e.in_log =>
                 {
                     false
                 }

@@ -94,6 +94,7 @@ fn lower_source(id: FileId, path: &Path, source: &Arc<str>, kind: PySourceType) 
             lowerer.stmts(&module.body);
             lowerer.end_function();
             file.classes = lowerer.finish_classes();
+            file.tensor_api = lowerer.uses_torch;
             let deep = lowerer.deep;
             file.functions = lowerer.functions;
             if deep {
@@ -2912,6 +2913,18 @@ impl<'a> Lowerer<'a> {
             v.reads = reads;
             return Val::new(v);
         }
+        // A function imported under another name (`from .register import compute_reference as
+        // _cr`): the tree defines it under its own.
+        let name = self
+            .tree_modules
+            .get(name)
+            .map(String::as_str)
+            .or_else(|| {
+                let full = self.aliases.get(name)?;
+                full.rsplit_once('.').map(|(_, f)| f)
+            })
+            .filter(|f| !f.is_empty())
+            .unwrap_or(name);
         Val::new(self.local_call(
             CallTarget::Free {
                 name: name.to_string(),
