@@ -397,6 +397,10 @@ pub struct Param {
     /// transfer (`transform(p).numpy()`). That raises for a tensor on an accelerator, so the
     /// function is only given it on the host: it is host data, not device-generic.
     pub host_data: bool,
+    /// Python: the function only works with a CUDA device in it: on every call it hands it to
+    /// a CUDA-only API (`.cuda(device)`, `torch.cuda.memory_allocated(device)`), or raises
+    /// unless it is one (`if device.type != "cuda": raise ..`, `assert device.type == "cuda"`).
+    pub cuda_only: bool,
 }
 
 /// A loop (`for`, `while`, `loop`) of a function.

@@ -20,7 +20,11 @@ declare_rule! {
     /// A default of `"cpu"` is not reported: it is the default of every `torch` factory. Nor is a
     /// Python default that every call of the function in the tree passes (outside tests; there
     /// is at least one call): a step whose caller resolved the device once and threads it
-    /// through is not where the choice is made.
+    /// through is not where the choice is made. Nor is the default of a CUDA-only function, one
+    /// that on every call hands the parameter to a CUDA-only API (`.cuda(device)`,
+    /// `torch.cuda.memory_allocated(device)`) or raises unless it is a CUDA device (`if
+    /// device.type != "cuda": raise ..`, `assert device.type == "cuda"`): the default picks
+    /// which GPU, not the accelerator.
     ///
     /// ## Example
     /// ```python
@@ -132,6 +136,11 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                     continue;
                 };
                 if default.kind != ValueKind::Device || !matches!(default.device, Device::Cuda(_)) {
+                    continue;
+                }
+                // A CUDA-only function (`.cuda(device)`, a `raise` for other devices): the
+                // default chooses no accelerator, only which GPU.
+                if cuda_only(checker.program, here, k, 3) {
                     continue;
                 }
                 // Every call in the tree passes the device (resolved once at an entry point,
@@ -260,4 +269,44 @@ fn check_helpers(checker: &mut Checker<'_>, func: &Function, device: &str) {
             }
         }
     }
+}
+
+/// Whether parameter `k` of Python function `r` is CUDA-only (see
+/// [`crate::ir::Param::cuda_only`]), itself or because the function passes it on to a CUDA-only
+/// parameter of a function of the tree (`balance_by_size(.., device)` calling
+/// `profile_sizes(.., device)`, which raises for other devices), up to `depth` calls deep.
+fn cuda_only(
+    program: &crate::checker::Program<'_>,
+    r: crate::checker::FnRef,
+    k: usize,
+    depth: u8,
+) -> bool {
+    let func = program.function(r);
+    let Some(param) = func.params.get(k) else {
+        return false;
+    };
+    if param.cuda_only {
+        return true;
+    }
+    let Some(binding) = param.binding.filter(|_| depth > 0) else {
+        return false;
+    };
+    func.events.iter().any(|event| {
+        let EventKind::Call { target, args } = &event.kind else {
+            return false;
+        };
+        program.resolve_call(target, r.0).iter().any(|&callee| {
+            let g = program.function(callee);
+            (0..g.params.len()).any(|j| {
+                u16::try_from(j).is_ok_and(|j16| {
+                    crate::engine::meets::arg_for(args, g, j16).is_some_and(|a| {
+                        // The parameter itself, or a device made of it (`torch.device(d)`).
+                        a.value.var == Some(binding)
+                            || a.value.kind == ValueKind::Device
+                                && a.value.reads.as_slice() == [binding]
+                    })
+                }) && cuda_only(program, callee, j, depth - 1)
+            })
+        })
+    })
 }

@@ -175,8 +175,16 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 EventKind::Transfer {
                     to: Device::Cpu, ..
                 } if crate::utils::blocking(&func.events, &e.span) => false,
+                // (Rust: work on what is not known to be on the host may be queued.)
                 EventKind::DeviceWork { inputs } => {
-                    inputs.is_empty() || inputs.iter().any(|v| on_device(checker, v))
+                    inputs.is_empty()
+                        || inputs.iter().any(|v| {
+                            if checker.is_python() {
+                                on_device(checker, v)
+                            } else {
+                                checker.resolve(v).0 != Device::Cpu
+                            }
+                        })
                 }
                 EventKind::Transfer { .. } => true,
                 // Rust: a sub-module's method of unknown kind (`self.model.generate(&ids)`, which

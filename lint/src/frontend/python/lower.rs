@@ -842,6 +842,20 @@ impl<'a> Lowerer<'a> {
         q.strip_prefix("torch.")
     }
 
+    /// Marks parameter `name` CUDA-only ([`crate::ir::Param::cuda_only`]) when this runs on
+    /// every call: not in a branch or a loop.
+    fn mark_cuda_only(&mut self, name: &str) {
+        let Some(st) = self.stack.last_mut() else {
+            return;
+        };
+        if st.branch_depth > 0 || !st.loop_stack.is_empty() {
+            return;
+        }
+        for p in st.func.params.iter_mut().filter(|p| p.name == name) {
+            p.cuda_only = true;
+        }
+    }
+
     fn is_local(&self, name: &str) -> bool {
         self.stack
             .last()
@@ -1073,6 +1087,7 @@ impl<'a> Lowerer<'a> {
                 kind,
                 default,
                 host_data: false,
+                cuda_only: false,
             });
         }
         for p in params.vararg.iter().chain(&params.kwarg) {
@@ -1304,6 +1319,12 @@ impl<'a> Lowerer<'a> {
                 self.stmts(&w.orelse);
             }
             Stmt::If(i) => {
+                // `if device.type != "cuda": raise ValueError(..)`: only CUDA devices get past.
+                if matches!(i.body.last(), Some(Stmt::Raise(_))) && i.elif_else_clauses.is_empty() {
+                    if let Some(param) = cuda_test(&i.test, false) {
+                        self.mark_cuda_only(param);
+                    }
+                }
                 let has_else = i.elif_else_clauses.iter().any(|c| c.test.is_none());
                 let before = has_else.then(|| self.st().env.clone());
                 let mut ends = Vec::new();
@@ -1357,6 +1378,9 @@ impl<'a> Lowerer<'a> {
                 }
             }
             Stmt::Assert(a) => {
+                if let Some(param) = cuda_test(&a.test, true) {
+                    self.mark_cuda_only(param);
+                }
                 self.st().log_depth += 1;
                 self.eval(&a.test);
                 self.st().log_depth -= 1;
@@ -2815,6 +2839,17 @@ impl<'a> Lowerer<'a> {
         // (`F.get_image_size(img)`, `get_dimensions`): host numbers, not a tensor.
         if let Some(q) = qualified.as_deref() {
             if t::returns_sizes(q.rsplit('.').next().unwrap_or(q)) && !self.is_local(q) {
+                // Still a call of the tree if it is one (`from .profile import profile_sizes`):
+                // what it does with its arguments is its own.
+                if let Expr::Name(n) = &*c.func {
+                    let name = self
+                        .tree_modules
+                        .get(n.id.as_str())
+                        .map_or(n.id.as_str(), String::as_str)
+                        .to_string();
+                    let args = call_args(&args, &kwargs);
+                    self.call_result(CallTarget::Free { name }, args, &arg_tensors, span.clone());
+                }
                 let mut v = Value::unknown(span);
                 v.reads = reads;
                 return Val::new(v);
@@ -3197,6 +3232,15 @@ impl<'a> Lowerer<'a> {
         arg_tensors: &[Value],
         span: Span,
     ) -> Option<Val> {
+        // `torch.cuda.memory_allocated(device)`, `torch.cuda.set_device(device)`: CUDA devices
+        // only (`torch.cuda.is_available()` and friends take none).
+        if let (Some(rest), Some(Expr::Name(n))) =
+            (q.strip_prefix("torch.cuda."), c.arguments.args.first())
+        {
+            if !rest.contains('.') {
+                self.mark_cuda_only(n.id.as_str());
+            }
+        }
         if t::is_quantized_kernel(q) {
             self.st().func.meta.host_compute = true;
         }
@@ -3976,6 +4020,10 @@ impl<'a> Lowerer<'a> {
                     (device, Some(a.v.clone()))
                 }),
                 "cuda" => {
+                    // `.cuda(device)` raises for any device but a CUDA one.
+                    if let Some(Expr::Name(n)) = c.arguments.args.first() {
+                        self.mark_cuda_only(n.id.as_str());
+                    }
                     self.emit(EventKind::AcceleratorChoice, method_span.clone());
                     let ordinal = c.arguments.args.first().and_then(int_literal);
                     if let Some(n) = ordinal {
@@ -4704,6 +4752,48 @@ fn host_scalar_target(target: &Value) -> Value {
         }
     }
     v
+}
+
+/// The parameter a test compares with CUDA: `device.type != "cuda"` (`equal` false),
+/// `device.type == "cuda"` (`equal` true), also `str(device)` / `device` itself against
+/// `"cuda"`, or `"cuda" in str(device)` (`equal` true) / `not in` (`equal` false).
+fn cuda_test(test: &Expr, equal: bool) -> Option<&str> {
+    let Expr::Compare(c) = test else {
+        return None;
+    };
+    let ([op], [right]) = (&*c.ops, &*c.comparators) else {
+        return None;
+    };
+    let is_cuda = |e: &Expr| matches!(e, Expr::StringLiteral(s) if s.value.to_str() == "cuda");
+    let (eq, ne) = (ast::CmpOp::Eq, ast::CmpOp::NotEq);
+    let (inn, not_in) = (ast::CmpOp::In, ast::CmpOp::NotIn);
+    let wanted = if equal { [eq, inn] } else { [ne, not_in] };
+    if !wanted.contains(op) {
+        return None;
+    }
+    match op {
+        ast::CmpOp::In | ast::CmpOp::NotIn if is_cuda(&c.left) => compared_name(right),
+        ast::CmpOp::Eq | ast::CmpOp::NotEq if is_cuda(right) => compared_name(&c.left),
+        _ => None,
+    }
+}
+
+/// The name a CUDA test compares: `d` in `d.type`, `str(d)` or `d` itself.
+fn compared_name(e: &Expr) -> Option<&str> {
+    let e = match e {
+        Expr::Attribute(a) if a.attr.id.as_str() == "type" => &*a.value,
+        Expr::Call(call)
+            if matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "str")
+                && call.arguments.args.len() == 1 =>
+        {
+            &call.arguments.args[0]
+        }
+        other => other,
+    };
+    match e {
+        Expr::Name(n) => Some(n.id.as_str()),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -818,6 +818,7 @@ impl<'a> Lowerer<'a> {
                     kind,
                     default: None,
                     host_data: false,
+                    cuda_only: false,
                 });
             }
         }
@@ -1326,6 +1327,9 @@ impl<'a> Lowerer<'a> {
         // Only values known to be tensors make device work; what a local function returns may be
         // anything until the checker resolves it.
         let work = operands.iter().any(Value::is_tensor);
+        if work {
+            self.device_work(span.clone(), &operands);
+        }
         if operands.len() >= 2 {
             self.emit(
                 EventKind::Op {
@@ -1333,17 +1337,17 @@ impl<'a> Lowerer<'a> {
                     operands,
                     opaque: false,
                 },
-                span.clone(),
+                span,
             );
-        }
-        if work {
-            self.device_work(span);
         }
     }
 
-    fn device_work(&mut self, span: Span) {
+    /// Records device work on `inputs` (see [`EventKind::DeviceWork`]) while a timer is live:
+    /// work on tensors known to be on the host (`Device::Cpu`) ran before it returned.
+    fn device_work(&mut self, span: Span, inputs: &[Value]) {
         if self.st().timer_live {
-            self.emit(EventKind::DeviceWork { inputs: Vec::new() }, span);
+            let inputs = inputs.to_vec();
+            self.emit(EventKind::DeviceWork { inputs }, span);
         }
     }
 
@@ -1647,7 +1651,12 @@ impl<'a> Lowerer<'a> {
                     );
                 }
             }
-            self.device_work(span.clone());
+            let inputs: &[Value] = if tensor_recv && t::APPLY_METHODS.contains(&name) {
+                std::slice::from_ref(&recv.v)
+            } else {
+                &arg_tensors
+            };
+            self.device_work(span.clone(), inputs);
             let mut v = tensor(span, device.device, device.origin);
             if device.kind == ValueKind::MaybeTensor {
                 // Applied to what a call returns: still only maybe a tensor.
@@ -1668,7 +1677,9 @@ impl<'a> Lowerer<'a> {
                 && self.is_submodule_field(field)
             {
                 let weights = model_state(recv.v.span.clone());
-                let work = arg_tensors.iter().any(Value::is_tensor);
+                if arg_tensors.iter().any(Value::is_tensor) {
+                    self.device_work(span.clone(), &arg_tensors);
+                }
                 let mut operands = arg_tensors;
                 operands.push(weights);
                 self.emit(
@@ -1679,9 +1690,6 @@ impl<'a> Lowerer<'a> {
                     },
                     span.clone(),
                 );
-                if work {
-                    self.device_work(span.clone());
-                }
                 // What it returns is judged as any method of model state's: where the field is.
                 let mut v = recv.v.clone();
                 v.var = None;
@@ -2094,7 +2102,7 @@ impl<'a> Lowerer<'a> {
             span.clone(),
         );
         if !t::HOST_DATA_FACTORIES.contains(&name) {
-            self.device_work(span);
+            self.device_work(span, std::slice::from_ref(&v));
         }
         v
     }
