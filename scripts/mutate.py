@@ -23,6 +23,7 @@ import json
 import os
 import random
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -911,7 +912,10 @@ def python_sites(root, ops):
 
 def run_placer(placer, scope, timeout=300):
     env = dict(os.environ, PLACER_NO_CACHE="1")
-    p = subprocess.run([placer, "check", "--no-cache", "--output-format", "json", "--exit-zero", *scope],
+    # MUTATION_PLACER_ARGS: extra `placer check` arguments (`--extend-select P305` measures a
+    # rule that is off by default).
+    extra = shlex.split(os.environ.get("MUTATION_PLACER_ARGS", ""))
+    p = subprocess.run([placer, "check", "--no-cache", "--output-format", "json", "--exit-zero", *extra, *scope],
                        capture_output=True, text=True, env=env, timeout=timeout)
     if p.returncode not in (0, 1):
         raise RuntimeError(f"placer exited {p.returncode} on {scope}: {p.stderr[-2000:]}")

@@ -30,6 +30,8 @@
 #                            file:line, operator, context, function, mutated line, note)
 #        MUTATION_RESULTS=PATH    write every mutant's result as JSON
 #        MUTATION_SCRATCH=DIR     scratch dir (outside the repository)
+#        MUTATION_PLACER_ARGS     extra `placer check` arguments, e.g. `--extend-select P305`
+#                            (the host-read operators' reads are P305's, which is off by default)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 

@@ -72,7 +72,7 @@ rules! {
     (P301, "host-sync-in-loop", host_sync_in_loop, HostSyncInLoop, Perf),
     (P302, "unsynchronized-timing", unsynchronized_timing, UnsynchronizedTiming, Correctness),
     (P303, "empty-cache-in-loop", empty_cache_in_loop, EmptyCacheInLoop, Perf),
-    (P305, "host-sync-in-forward", host_sync_in_forward, HostSyncInForward, Perf),
+    (P305, "host-sync-in-forward", host_sync_in_forward, HostSyncInForward, Pedantic),
     (P401, "unregistered-buffer", unregistered_buffer, UnregisteredBuffer, Correctness),
     (P402, "model-input-device-mismatch", model_input_device_mismatch, ModelInputDeviceMismatch, Correctness),
     (P403, "loss-weight-on-cpu", loss_weight_on_cpu, LossWeightOnCpu, Correctness),
