@@ -336,6 +336,9 @@ struct FnState {
     env: Vec<Value>,
     /// The class of the object a binding holds, when it was built by calling a class.
     instance_of: HashMap<BindingId, String>,
+    /// Names bound to a lambda (`pick = lambda m, p: p[m]`): a call of one is its body, with
+    /// its parameters bound to the arguments.
+    lambdas: HashMap<String, std::rc::Rc<ast::ExprLambda>>,
     /// Parameters that hold a Python number (`eps: float`, `scale=0.5`).
     number_params: Vec<BindingId>,
     loop_stack: Vec<LoopId>,
@@ -842,6 +845,47 @@ impl<'a> Lowerer<'a> {
         q.strip_prefix("torch.")
     }
 
+    /// Runs `f` with each of `params` bound to its value, then restores what the names were
+    /// bound to before (a lambda's parameters shadow the function's names only in its body).
+    fn with_params<T>(&mut self, params: &[(String, Value)], f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved: Vec<(String, Option<BindingId>)> = params
+            .iter()
+            .map(|(n, _)| (n.clone(), self.st().names.remove(n)))
+            .collect();
+        for (n, v) in params {
+            self.bind(n, v.clone());
+        }
+        let out = f(self);
+        let st = self.st();
+        for (n, old) in saved {
+            match old {
+                Some(id) => st.names.insert(n, id),
+                None => st.names.remove(&n),
+            };
+        }
+        out
+    }
+
+    /// The value of a call of a lambda bound to a local name (`pick(mask, pos)` with `pick =
+    /// lambda m, p: p[m]`): its body with its parameters bound to the positional arguments.
+    /// `None` when the arguments do not match its parameters one to one.
+    fn call_lambda(&mut self, l: &ast::ExprLambda, args: &[Val]) -> Option<Val> {
+        let params: Vec<&ast::ParameterWithDefault> = l
+            .parameters
+            .iter()
+            .flat_map(|ps| ps.iter_non_variadic_params())
+            .collect();
+        if params.len() != args.len() {
+            return None;
+        }
+        let bound: Vec<(String, Value)> = params
+            .iter()
+            .zip(args)
+            .map(|(p, a)| (p.parameter.name.id.to_string(), a.v.clone()))
+            .collect();
+        Some(self.with_params(&bound, |this| this.eval(&l.body)))
+    }
+
     /// Marks parameter `name` CUDA-only ([`crate::ir::Param::cuda_only`]) when this runs on
     /// every call: not in a branch or a loop.
     fn mark_cuda_only(&mut self, name: &str) {
@@ -873,6 +917,7 @@ impl<'a> Lowerer<'a> {
             names: HashMap::default(),
             env: Vec::new(),
             instance_of: HashMap::default(),
+            lambdas: HashMap::default(),
             number_params: Vec::new(),
             loop_stack: Vec::new(),
             log_depth: 0,
@@ -1160,6 +1205,12 @@ impl<'a> Lowerer<'a> {
                 if let [Expr::Name(n)] = a.targets.as_slice() {
                     let reads = self.timer_reads_since(before);
                     let st = self.st();
+                    if let Expr::Lambda(l) = &*a.value {
+                        st.lambdas
+                            .insert(n.id.to_string(), std::rc::Rc::new(l.clone()));
+                    } else {
+                        st.lambdas.remove(n.id.as_str());
+                    }
                     if reads.is_empty() {
                         st.elapsed.remove(n.id.as_str());
                     } else {
@@ -1988,15 +2039,16 @@ impl<'a> Lowerer<'a> {
                 self.eval_comprehension(&c.generators, &parts, span)
             }
             Expr::Lambda(l) => {
-                if let Some(params) = &l.parameters {
-                    for p in params.iter_non_variadic_params() {
-                        self.bind(
-                            p.parameter.name.id.as_str(),
-                            Value::unknown(span_of(p.parameter.name.range)),
-                        );
-                    }
-                }
-                self.eval(&l.body);
+                let params: Vec<(String, Value)> = l
+                    .parameters
+                    .iter()
+                    .flat_map(|ps| ps.iter_non_variadic_params())
+                    .map(|p| {
+                        let name = p.parameter.name.id.to_string();
+                        (name, Value::unknown(span_of(p.parameter.name.range)))
+                    })
+                    .collect();
+                self.with_params(&params, |this| this.eval(&l.body));
                 Val::new(Value::unknown(span))
             }
             Expr::Await(a) => self.eval(&a.value),
@@ -2928,7 +2980,16 @@ impl<'a> Lowerer<'a> {
         }
         // Calling a value: a module (`model(x)`, `nn.MSELoss()(a, b)`), or anything else.
         let callee = match &*c.func {
-            Expr::Name(n) if self.is_local(n.id.as_str()) => Some(self.eval(&c.func)),
+            Expr::Name(n) if self.is_local(n.id.as_str()) => {
+                let lambda = self.st().lambdas.get(n.id.as_str()).cloned();
+                if let Some(l) = lambda.filter(|_| kwargs.is_empty()) {
+                    if let Some(mut v) = self.call_lambda(&l, &args) {
+                        v.v.span = span;
+                        return v;
+                    }
+                }
+                Some(self.eval(&c.func))
+            }
             Expr::Name(_) => None,
             _ => Some(self.eval(&c.func)),
         };
