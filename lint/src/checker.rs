@@ -77,8 +77,8 @@ pub(crate) struct Program<'a> {
     /// data on the host (`.item()`, `to_vec1()`), themselves or in a function they call.
     synchronizing: HashSet<FnRef>,
     /// Functions that may touch tensors: those of files that name a tensor API (see
-    /// [`File::calls_only`]), test code, and their callers, transitively. The others (a
-    /// `NumPy` helper module's) queue no device work.
+    /// [`File::tensor_api`], [`Function::calls_only`]), test code, and their callers,
+    /// transitively. The others (a `NumPy` helper module's) queue no device work.
     touching: HashSet<FnRef>,
     /// Rust types whose weights are on the host by construction: a method loads them onto
     /// `Device::Cpu` and no method takes them from its caller (a `VarBuilder` or a device).
@@ -336,8 +336,8 @@ impl<'a> Program<'a> {
                 && !crate::frontend::python::is_python(&self.file(file).path)
     }
 
-    /// Whether `r` may touch tensors, itself or through what it calls: queue device work, read
-    /// device data. Its file names no tensor API and neither do its callees' otherwise.
+    /// Whether `r` may touch tensors (queue device work, read device data), itself or through
+    /// what it calls. If not, neither its file nor those of its callees name a tensor API.
     pub(crate) fn touches_tensors(&self, r: FnRef) -> bool {
         self.touching.contains(&r)
     }
@@ -616,6 +616,16 @@ impl<'a> Program<'a> {
                 }
             }
         }
+    }
+
+    /// Whether the Python file at `path` is module `module` (`module.py`, `module/__init__.py`)
+    /// or lies in the package `module` of the tree (a directory of that name holding an
+    /// `__init__.py`), at any depth below it.
+    fn in_module(&self, path: &std::path::Path, module: &str) -> bool {
+        module_of(path) == Some(module)
+            || path.ancestors().skip(1).any(|dir| {
+                dir.file_name().is_some_and(|n| n == module) && self.packages.contains(dir)
+            })
     }
 
     /// The functions on a forward path: the entries (`forward` of modules, configured forward
@@ -1091,18 +1101,6 @@ impl Diagnostic {
 
 /// The Python module a file defines, by its name: the file stem, or the package's directory for
 /// an `__init__.py`.
-impl Program<'_> {
-    /// Whether the Python file at `path` is module `module` (`module.py`, `module/__init__.py`)
-    /// or lies in the package `module` of the tree (a directory of that name holding an
-    /// `__init__.py`), at any depth below it.
-    fn in_module(&self, path: &std::path::Path, module: &str) -> bool {
-        module_of(path) == Some(module)
-            || path.ancestors().skip(1).any(|dir| {
-                dir.file_name().is_some_and(|n| n == module) && self.packages.contains(dir)
-            })
-    }
-}
-
 fn module_of(path: &std::path::Path) -> Option<&str> {
     let stem = path.file_stem()?.to_str()?;
     if stem == "__init__" {

@@ -845,6 +845,20 @@ impl<'a> Lowerer<'a> {
         q.strip_prefix("torch.")
     }
 
+    /// The name a function called by `name` is defined under: a function imported under
+    /// another name (`from .register import compute_reference as _cr`) is defined under its own.
+    fn defined_name<'n>(&'n self, name: &'n str) -> &'n str {
+        self.tree_modules
+            .get(name)
+            .map(String::as_str)
+            .or_else(|| {
+                let full = self.aliases.get(name)?;
+                full.rsplit_once('.').map(|(_, f)| f)
+            })
+            .filter(|f| !f.is_empty())
+            .unwrap_or(name)
+    }
+
     /// Runs `f` with each of `params` bound to its value, then restores what the names were
     /// bound to before (a lambda's parameters shadow the function's names only in its body).
     fn with_params<T>(&mut self, params: &[(String, Value)], f: impl FnOnce(&mut Self) -> T) -> T {
@@ -2894,11 +2908,7 @@ impl<'a> Lowerer<'a> {
                 // Still a call of the tree if it is one (`from .profile import profile_sizes`):
                 // what it does with its arguments is its own.
                 if let Expr::Name(n) = &*c.func {
-                    let name = self
-                        .tree_modules
-                        .get(n.id.as_str())
-                        .map_or(n.id.as_str(), String::as_str)
-                        .to_string();
+                    let name = self.defined_name(n.id.as_str()).to_string();
                     let args = call_args(&args, &kwargs);
                     self.call_result(CallTarget::Free { name }, args, &arg_tensors, span.clone());
                 }
@@ -3009,18 +3019,7 @@ impl<'a> Lowerer<'a> {
             v.reads = reads;
             return Val::new(v);
         }
-        // A function imported under another name (`from .register import compute_reference as
-        // _cr`): the tree defines it under its own.
-        let name = self
-            .tree_modules
-            .get(name)
-            .map(String::as_str)
-            .or_else(|| {
-                let full = self.aliases.get(name)?;
-                full.rsplit_once('.').map(|(_, f)| f)
-            })
-            .filter(|f| !f.is_empty())
-            .unwrap_or(name);
+        let name = self.defined_name(name);
         Val::new(self.local_call(
             CallTarget::Free {
                 name: name.to_string(),
