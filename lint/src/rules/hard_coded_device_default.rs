@@ -138,6 +138,11 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 if default.kind != ValueKind::Device || !matches!(default.device, Device::Cuda(_)) {
                     continue;
                 }
+                // A fallback chosen at run time (`"cuda" if torch.cuda.is_available() else
+                // "cpu"`) picks an accelerator only where there is one.
+                if checker.text(&default.span).contains("is_available()") {
+                    continue;
+                }
                 // A CUDA-only function (`.cuda(device)`, a `raise` for other devices): the
                 // default chooses no accelerator, only which GPU.
                 if cuda_only(checker.program, here, k, 3) {

@@ -26,7 +26,9 @@ declare_rule! {
     /// forward path, a host-built table indexed with tensors (`torch.eye(n)[target]`: `PyTorch`
     /// takes indices on the host or on the table's device) are meeting points too. A 0-dim tch
     /// `Tensor::from(number)` mixes with any device, as `PyTorch`'s 0-dim tensors do in elementwise
-    /// ops (not as the index of `gather`/`index_select`, nor in a collective). In Rust, a
+    /// ops (not as the index of `gather`/`index_select`, nor in a collective). In `PyTorch`,
+    /// `"cuda" if torch.cuda.is_available() else "cpu"` is hard-coded: the accelerator wherever
+    /// there is one, whatever device the data is on. In Rust, a
     /// new CUDA device chosen where device-generic data is handled (candle's
     /// `Device::cuda_if_available(0)` in a method taking `self` or a function given tensors; not in
     /// a loader without either, a binary or a test) is hard-coded as well: candle gives every new
@@ -97,7 +99,11 @@ declare_rule! {
     /// was given) it makes the whole function host-only. In a tree written for torch's global
     /// default device (a Python file outside the tests calls `torch.get_default_device()`, or
     /// `torch.set_default_device(..)` with anything but `"cpu"`), a factory with no device
-    /// written follows that default and is not reported (`torch.from_numpy` still is). Types
+    /// written follows that default and is not reported (`torch.from_numpy` still is). Code
+    /// that places by a flag (`if self.use_gpu: x = x.cuda()` / `else:` on the host) is judged
+    /// arm by arm for each later `if` on the same flag, and its host arm is not reported here
+    /// (`mixed-device-op` still reports a `.cuda()` tensor in it). Tensors given to a model's
+    /// constructor are taken for host data (configuration, built before the model moves). Types
     /// are matched by name across the tree. A method placer does not know, called
     /// on what may be a tensor, is taken for a tensor op on its arguments: a host tensor given
     /// to a host-only method of another type (`SparseTensor.partition(node_weight=w)`, METIS on
@@ -370,6 +376,7 @@ fn check_op(
             || origin.is_transfer
             || accelerator_only && !matches!(device, Device::Cuda(_))
             || checker.program.follows_default_device(origin)
+            || origin.flag_host
         {
             continue;
         }
@@ -414,7 +421,10 @@ fn check_call(
     for meeting in call_meetings(checker, func, forward, target, args) {
         // Model state built so is host-built-model-state's.
         let (arg, origin) = (meeting.arg, &meeting.origin);
-        if matches!(arg.value.device, Device::Field(_)) || program.follows_default_device(origin) {
+        if matches!(arg.value.device, Device::Field(_))
+            || program.follows_default_device(origin)
+            || origin.flag_host
+        {
             continue;
         }
         if !seen.insert((origin.file, origin.span.clone())) {

@@ -375,6 +375,28 @@ struct FnState {
     /// device=d)`), with that loop: a host read fed back into one of them is that loop's next
     /// input.
     uploads: crate::frontend::Uploads,
+    /// What each arm of an `if FLAG:` / `else:` on a plain flag bound (see
+    /// [`Lowerer::if_stmt`]), latest last.
+    flag_arms: Vec<FlagArms>,
+}
+
+/// The bindings an `if FLAG:` / `else:` left different in its two arms.
+struct FlagArms {
+    /// The flag's source text (`self.use_gpu`).
+    key: String,
+    facts: Vec<FlagFact>,
+}
+
+/// One binding of [`FlagArms`].
+#[derive(Clone)]
+struct FlagFact {
+    id: usize,
+    /// Its value at the end of the arm where the flag is set.
+    set: Value,
+    /// Its value at the end of the other arm.
+    unset: Value,
+    /// Its value after the `if`: the flag's arms apply while it still holds that.
+    after: Value,
 }
 
 struct ClassInfo {
@@ -949,6 +971,7 @@ impl<'a> Lowerer<'a> {
             no_grad_depth: 0,
             branch_depth: 0,
             uploads: crate::frontend::Uploads::default(),
+            flag_arms: Vec::new(),
         });
     }
 
@@ -1126,6 +1149,15 @@ impl<'a> Lowerer<'a> {
             if self.host_only && value.device == Device::Input {
                 // Tokenizers, image processors, conversion scripts: the tensors they are given
                 // are on the host, whatever device the model is on.
+                value.device = Device::Unknown;
+            }
+            if value.device == Device::Input
+                && value.kind != ValueKind::Device
+                && self.in_module_init()
+            {
+                // A model's constructor is given its configuration: tensors passed there
+                // (`adjacency: BoolTensor`, an initial table) are host data, built before the
+                // model is moved anywhere.
                 value.device = Device::Unknown;
             }
             let kind = value.kind;
@@ -1390,19 +1422,7 @@ impl<'a> Lowerer<'a> {
                         self.mark_cuda_only(param);
                     }
                 }
-                let has_else = i.elif_else_clauses.iter().any(|c| c.test.is_none());
-                let before = has_else.then(|| self.st().env.clone());
-                let mut ends = Vec::new();
-                self.branch(Some(&i.test), &i.body);
-                for clause in &i.elif_else_clauses {
-                    if has_else {
-                        ends.push(self.st().env.clone());
-                    }
-                    self.branch(clause.test.as_ref(), &clause.body);
-                }
-                if let Some(before) = before {
-                    self.keep_host_branch(&before, &ends);
-                }
+                self.if_stmt(i);
             }
             Stmt::With(w) => {
                 let no_grad = w.items.iter().any(|i| self.disables_grad(&i.context_expr));
@@ -1464,6 +1484,145 @@ impl<'a> Lowerer<'a> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// An `if` / `elif` / `else`: each arm starts from the bindings before the `if` and, after
+    /// it, a binding holds what the last arm that assigned it (and did not leave the block)
+    /// left there. An `if FLAG:` / `else:` on a plain flag (`if self.use_gpu:`) records what
+    /// each arm bound; a later `if FLAG:` on the same flag starts each arm from those values,
+    /// so tensors placed by one device flag (`.cuda()` in one arm, the host in the other) are
+    /// judged together, arm by arm, not as the join of both.
+    fn if_stmt(&mut self, i: &ast::StmtIf) {
+        let has_else = i.elif_else_clauses.iter().any(|c| c.test.is_none());
+        // `if FLAG:` alone or with a plain `else:`, neither arm leaving the block.
+        let flag = (i.elif_else_clauses.iter().all(|c| c.test.is_none())
+            && i.elif_else_clauses.len() <= 1)
+            .then(|| flag_key(&i.test))
+            .flatten();
+        let entry = self.st().env.clone();
+        let recorded = flag.as_ref().and_then(|(key, _)| {
+            let st = self.st();
+            let arms = st.flag_arms.iter().rev().find(|a| &a.key == key)?;
+            // Only the bindings not rebound since that `if`.
+            Some(
+                arms.facts
+                    .iter()
+                    .filter(|f| entry.get(f.id) == Some(&f.after))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            )
+        });
+        let mut starts: Vec<Vec<Value>> = Vec::new();
+        let mut ends: Vec<Vec<Value>> = Vec::new();
+        let mut leaves: Vec<bool> = Vec::new();
+        let arms = std::iter::once((Some(&*i.test), &i.body)).chain(
+            i.elif_else_clauses
+                .iter()
+                .map(|c| (c.test.as_ref(), &c.body)),
+        );
+        for (n, (test, body)) in arms.enumerate() {
+            if n > 0 {
+                let st = self.st();
+                // (A name first bound by an earlier arm keeps that arm's value: `else: mask =
+                // None` after `mask = torch.ones(..)` in the `if` leaves it, see
+                // `holds_tensor_in_branch`.)
+                st.env[..entry.len()].clone_from_slice(&entry);
+            }
+            if let (Some(facts), Some((_, negated))) = (&recorded, &flag) {
+                // Arm 0 runs when the test holds: the flag is set unless the test negates it.
+                let flag_set = (n == 0) != *negated;
+                let st = self.st();
+                for f in facts {
+                    st.env[f.id] = if flag_set {
+                        f.set.clone()
+                    } else {
+                        f.unset.clone()
+                    };
+                }
+            }
+            starts.push(self.st().env.clone());
+            self.branch(test, body);
+            ends.push(self.st().env.clone());
+            leaves.push(matches!(
+                body.last(),
+                Some(Stmt::Return(_) | Stmt::Raise(_) | Stmt::Continue(_) | Stmt::Break(_))
+            ));
+        }
+        if !has_else {
+            // The path that skips every arm.
+            starts.push(entry.clone());
+            ends.push(entry.clone());
+            leaves.push(false);
+        }
+        // The last arm's bindings stand (as before); an earlier arm's stand where no later arm
+        // (that goes on past the `if`) rebound them.
+        let last = ends.len() - 1;
+        {
+            let st = self.st();
+            st.env[..entry.len()].clone_from_slice(&entry);
+            for v in &mut st.env[entry.len()..] {
+                *v = Value::unknown(v.span.clone());
+            }
+            for (k, end) in ends.iter().enumerate() {
+                if leaves[k] && k != last {
+                    continue;
+                }
+                for (id, v) in end.iter().enumerate() {
+                    if id >= st.env.len() {
+                        break;
+                    }
+                    if starts[k].get(id) != Some(v) {
+                        st.env[id] = v.clone();
+                    }
+                }
+            }
+        }
+        if has_else {
+            let before_last = ends[..last].to_vec();
+            self.keep_host_branch(&entry, &before_last);
+        }
+        if let (Some((key, negated)), false) = (flag, leaves.iter().any(|&l| l)) {
+            let st = self.st();
+            let (set_end, unset_end) = if negated {
+                (&ends[1], &ends[0])
+            } else {
+                (&ends[0], &ends[1])
+            };
+            let facts: Vec<FlagFact> = (0..st.env.len())
+                .filter(|&id| set_end.get(id) != unset_end.get(id))
+                .filter_map(|id| {
+                    let set = set_end.get(id)?.clone();
+                    let mut unset = unset_end.get(id)?.clone();
+                    // `x = x.cuda()` under the flag, the host otherwise: placed by the flag.
+                    if matches!(set.device, Device::Cuda(_)) && unset.device == Device::Cpu {
+                        if let Some(origin) = &mut unset.origin {
+                            Arc::make_mut(origin).flag_host = true;
+                        }
+                    }
+                    // After an `if` / `else` placing by the flag (the accelerator in one arm,
+                    // the host in the other): either arm's value. (A one-armed `if
+                    // torch.cuda.is_available(): model.cuda()` keeps the arm's, as any `if`
+                    // does: what follows is written for the accelerator.)
+                    let by_flag = matches!(
+                        (&set.device, &unset.device),
+                        (Device::Cuda(_), Device::Cpu) | (Device::Cpu, Device::Cuda(_))
+                    );
+                    if has_else && by_flag {
+                        st.env[id] = join(set.clone(), unset.clone());
+                    }
+                    let after = st.env[id].clone();
+                    Some(FlagFact {
+                        id,
+                        set,
+                        unset,
+                        after,
+                    })
+                })
+                .collect();
+            if !facts.is_empty() {
+                st.flag_arms.push(FlagArms { key, facts });
+            }
         }
     }
 
@@ -1765,6 +1924,18 @@ impl<'a> Lowerer<'a> {
         })
     }
 
+    /// Whether the current function is construction code ([`Lowerer::in_init`]) of a class that
+    /// holds state `.to(device)` moves (a model).
+    fn in_module_init(&self) -> bool {
+        self.in_init()
+            && self
+                .stack
+                .last()
+                .and_then(|s| s.func.meta.self_type.as_deref())
+                .and_then(|c| self.class(c))
+                .is_some_and(|c| c.stateful)
+    }
+
     /// The class of the current method if `attr` is a property of it or of one of its bases
     /// defined in this file.
     fn property_class(&self, attr: &str) -> Option<String> {
@@ -1831,6 +2002,7 @@ impl<'a> Lowerer<'a> {
             function,
             is_transfer: false,
             wraps_host_data: false,
+            flag_host: false,
         }
     }
 
@@ -2010,7 +2182,27 @@ impl<'a> Lowerer<'a> {
                 self.truth_read(&test.v);
                 let a = self.eval(&i.body);
                 let b = self.eval(&i.orelse);
-                let mut v = join(a.v, b.v);
+                // `"cuda" if torch.cuda.is_available() else "cpu"`: the accelerator wherever
+                // there is one (the machines the code runs on for real), whatever device the
+                // data is on.
+                let available = self.src_of(&*i.test).contains("is_available()");
+                let accelerator = |v: &Value| {
+                    v.kind == ValueKind::Device && matches!(v.device, Device::Cuda(None))
+                };
+                let host = |v: &Value| v.kind == ValueKind::Device && v.device == Device::Cpu;
+                let mut v = if available && accelerator(&a.v) && host(&b.v) {
+                    let mut v = a.v;
+                    let written = self.text(&span);
+                    v.origin = Some(Arc::new(self.origin(
+                        span.clone(),
+                        Some(span.clone()),
+                        written,
+                    )));
+                    v.span = span.clone();
+                    v
+                } else {
+                    join(a.v, b.v)
+                };
                 // `gamma = g0 if c_tau > c_min else 0`: a host number chosen by a device value
                 // carries that read into the arithmetic it feeds.
                 if test.v.is_tensor()
@@ -4758,6 +4950,39 @@ fn arith_name(op: ast::Operator) -> &'static str {
         O::BitXor => "^",
         O::BitAnd => "&",
         O::FloorDiv => "//",
+    }
+}
+
+/// The flag an `if` tests, if it is a plain one (`use_gpu`, `self.dp`, `args.cuda`, `not
+/// self.use_gpu`, `torch.cuda.is_available()`): its source text and whether the test negates it.
+fn flag_key(test: &Expr) -> Option<(String, bool)> {
+    fn path(e: &Expr, out: &mut String) -> bool {
+        match e {
+            Expr::Name(n) => {
+                out.push_str(n.id.as_str());
+                true
+            }
+            Expr::Attribute(a) => {
+                let ok = path(&a.value, out);
+                out.push('.');
+                out.push_str(a.attr.as_str());
+                ok
+            }
+            _ => false,
+        }
+    }
+    match test {
+        Expr::UnaryOp(u) if matches!(u.op, ast::UnaryOp::Not) => {
+            flag_key(&u.operand).map(|(k, n)| (k, !n))
+        }
+        Expr::Call(c) if c.arguments.is_empty() => {
+            let mut key = String::new();
+            (path(&c.func, &mut key) && key.ends_with("is_available")).then(|| (key + "()", false))
+        }
+        _ => {
+            let mut key = String::new();
+            path(test, &mut key).then_some((key, false))
+        }
     }
 }
 

@@ -1312,6 +1312,7 @@ impl<'a> Lowerer<'a> {
             function,
             is_transfer: false,
             wraps_host_data: false,
+            flag_host: false,
         }
     }
 
