@@ -214,6 +214,8 @@ pub struct Event {
     pub in_log: bool,
     /// Inside an `if` whose condition uses `%` (periodic work: `if step % 100 == 0`).
     pub in_periodic: bool,
+    /// Inside a Python `except` handler: recovery code, run after a failure.
+    pub in_handler: bool,
 }
 
 /// The kinds of [`Event`].

@@ -15,7 +15,8 @@ declare_rule! {
     /// host computed from the caller's non-tensor arguments (`torch.from_numpy(targets)` with
     /// targets rasterised from annotations), where the upload is the one copy the data needs.
     /// In Python, a host-built index into a device tensor (`logits[torch.arange(b), last]`) is
-    /// such a move too: `PyTorch` copies the index to the tensor's device before indexing.
+    /// such a move too: `PyTorch` copies the index to the tensor's device before indexing. Not
+    /// in a Python `except` handler (recovery, run only after a failure).
     ///
     /// ## Why is this bad?
     /// Every call pays for building the tensor on the host and for a host-to-device copy, which
@@ -137,8 +138,9 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             let (device, Some(origin)) = checker.resolve(source) else {
                 continue;
             };
-            // A module built and moved is not a tensor (PyTorch: `Loss(..).to(device)`).
-            if source.kind == ValueKind::Module {
+            // A module built and moved is not a tensor (PyTorch: `Loss(..).to(device)`); work in
+            // an `except` handler is done only after a failure, not per call.
+            if source.kind == ValueKind::Module || event.in_handler {
                 continue;
             }
             // A function that then stores a tensor on the module builds a cache once (and again

@@ -9,7 +9,8 @@ declare_rule! {
     /// ## What it does
     /// Checks for tensors that an `nn.Module`'s `__init__` stores as plain attributes
     /// (`self.mask = torch.ones(..)`, or a tensor argument) without `register_buffer` or
-    /// `nn.Parameter`, and that a forward path of the same class then reads.
+    /// `nn.Parameter`, and that a forward path of the same class then reads (not only to add a
+    /// number to it in place, `self.step += 1`, which meets nothing).
     ///
     /// ## Why is this bad?
     /// `model.to(device)` moves parameters and registered buffers only. The plain attribute stays
@@ -196,6 +197,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                                         && e.span.end <= source.span.end)
                             })
                             && !passed_to_a_mover(checker, f, &e.span)
+                            && !counter_update(&file.source, &e.span)
                     })
             });
             if !read_unmoved || !reported.insert(attr.clone()) {
@@ -299,6 +301,22 @@ fn augmented(source: &str, target: &Span) -> bool {
             })
         });
     equals.is_some_and(|at| !after[at + 1..].starts_with('='))
+}
+
+/// Whether the read at `target` is a counter's update by a number (`self.my_iter += 1`): the
+/// tensor meets nothing there, wherever it is.
+fn counter_update(source: &str, target: &Span) -> bool {
+    if !augmented(source, target) {
+        return false;
+    }
+    let after = source.get(target.end..).unwrap_or("");
+    let line = after.split('\n').next().unwrap_or("");
+    let rhs = line.split_once('=').map_or("", |(_, r)| r);
+    let rhs = rhs.split('#').next().unwrap_or("").trim();
+    !rhs.is_empty()
+        && rhs
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == '_')
 }
 
 /// Whether `value` is the literal `None`.

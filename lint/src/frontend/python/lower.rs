@@ -1015,6 +1015,7 @@ impl<'a> Lowerer<'a> {
             loop_id: st.loop_stack.last().copied(),
             in_log: st.log_depth > 0,
             in_periodic: st.periodic_depth > 0,
+            in_handler: st.handler_depth > 0,
         });
         u32::try_from(st.func.events.len() - 1).unwrap_or(u32::MAX)
     }
@@ -1240,7 +1241,10 @@ impl<'a> Lowerer<'a> {
                 let before = self.st().func.events.len();
                 // `metrics["loss"] = loss.item()`: a value for the logger.
                 let logged = matches!(a.targets.as_slice(), [Expr::Subscript(sub)]
-                    if t::names_metrics(self.src_of(&*sub.value)));
+                    if t::names_metrics(self.src_of(&*sub.value)))
+                    // `grad_norm = lambda m: ..item()..`: its host reads are judged where it is
+                    // called (its body is inlined there), not where it is defined.
+                    || matches!((a.targets.as_slice(), &*a.value), ([Expr::Name(_)], Expr::Lambda(_)));
                 if logged {
                     self.st().log_depth += 1;
                 }
@@ -1575,6 +1579,37 @@ impl<'a> Lowerer<'a> {
                     if starts[k].get(id) != Some(v) {
                         st.env[id] = v.clone();
                     }
+                }
+            }
+        }
+        // `elif mask is None: mask = torch.ones(shape)`: the default built for a missing
+        // argument stands after the `if` where it was built on the host, whatever the other arms
+        // bind (what meets the caller's data after the `if` fails on that path).
+        let tests: Vec<Option<&Expr>> = std::iter::once(Some(&*i.test))
+            .chain(i.elif_else_clauses.iter().map(|c| c.test.as_ref()))
+            .collect();
+        for (k, test) in tests.iter().enumerate() {
+            if leaves[k] || !test.is_some_and(|t| none_tested(t).is_some()) {
+                continue;
+            }
+            let st = self.st();
+            for (id, v) in ends[k].iter().enumerate() {
+                let built_on_host = v.is_tensorish()
+                    && starts[k].get(id) != Some(v)
+                    && match &v.device {
+                        Device::Cpu => v.origin.as_ref().is_some_and(|o| !o.is_transfer),
+                        Device::Call(c) => {
+                            c.arg_device == Device::Cpu
+                                && c.arg_origin.as_ref().is_some_and(|o| !o.is_transfer)
+                        }
+                        _ => false,
+                    };
+                let after = st.env.get(id);
+                if built_on_host
+                    && after.is_some_and(|a| !a.device.is_hard_coded())
+                    && after != Some(v)
+                {
+                    st.env[id] = v.clone();
                 }
             }
         }
@@ -2152,8 +2187,18 @@ impl<'a> Lowerer<'a> {
                         ast::CmpOp::Is | ast::CmpOp::IsNot | ast::CmpOp::In | ast::CmpOp::NotIn
                     )
                 });
-                // (Against a threshold it is still a mask where the tensor is.)
-                if elementwise && !tensors.is_empty() && tensors.len() + thresholds >= 2 {
+                // (Against a threshold it is still a mask where the tensor is, and so is a
+                // known tensor against a number: `(patches.sum(dim=-1) > 0)`.)
+                let against_number = tensors.len() == 1
+                    && tensors[0].is_tensor()
+                    && c.comparators.len() == 1
+                    && std::iter::once(&*c.left)
+                        .chain(c.comparators.iter())
+                        .any(is_number_literal);
+                if elementwise
+                    && !tensors.is_empty()
+                    && (tensors.len() + thresholds >= 2 || against_number)
+                {
                     let first = tensors[0].clone();
                     self.maybe_op("comparison", tensors, span.clone());
                     // A bool mask: a hard-coded device's origin stays (for P101), an inherited

@@ -247,6 +247,7 @@ impl<'ast> Visit<'ast> for CallGraph<'_> {
                     loop_id: None,
                     in_log: false,
                     in_periodic: false,
+                    in_handler: false,
                 });
             }
         }

@@ -554,6 +554,7 @@ impl<'a> Lowerer<'a> {
             loop_id: st.loop_stack.last().copied(),
             in_log: st.log_depth > 0,
             in_periodic: st.periodic_depth > 0,
+            in_handler: false,
         };
         st.func.events.push(event);
         u32::try_from(st.func.events.len() - 1).unwrap_or(u32::MAX)
