@@ -192,6 +192,9 @@ struct FnState {
     loop_stack: Vec<LoopId>,
     log_depth: u32,
     periodic_depth: u32,
+    /// Inside a `match` arm for the bare string `"cuda"` (a device parser): ordinal 0 there
+    /// spells the default device, not a choice of GPU.
+    bare_cuda_depth: u32,
     timer_live: bool,
     /// Parameters of a primitive number type (`gamma: f64`).
     number_params: Vec<String>,
@@ -523,6 +526,7 @@ impl<'a> Lowerer<'a> {
             loop_stack: Vec::new(),
             log_depth: 0,
             periodic_depth: 0,
+            bare_cuda_depth: 0,
             timer_live: false,
             number_params: Vec::new(),
             param_types: Vec::new(),
@@ -990,7 +994,14 @@ impl<'a> Lowerer<'a> {
                     if let Some((_, guard)) = &arm.guard {
                         self.eval(guard);
                     }
+                    let bare_cuda = matches_bare_cuda(&arm.pat);
+                    if bare_cuda {
+                        self.st().bare_cuda_depth += 1;
+                    }
                     let v = self.eval(&arm.body);
+                    if bare_cuda {
+                        self.st().bare_cuda_depth -= 1;
+                    }
                     self.pop_scope();
                     result = Some(match result {
                         None => v.v,
@@ -1356,6 +1367,21 @@ impl<'a> Lowerer<'a> {
     #[allow(clippy::too_many_lines)]
     fn eval_method(&mut self, m: &syn::ExprMethodCall, span: Span) -> Val {
         let recv = self.eval(&m.receiver);
+        // `Tensor::from_vec(..).and_then(|t| t.to_device(device))`: the closure runs on what the
+        // receiver holds; the result is what it returns.
+        if let (true, [Expr::Closure(c)]) = (
+            m.method == "and_then" || m.method == "map",
+            m.args.iter().collect::<Vec<_>>().as_slice(),
+        ) {
+            if c.inputs.len() == 1 && recv.v.is_tensorish() {
+                self.push_scope();
+                self.bind_pat(&c.inputs[0], &recv.v);
+                let mut v = self.eval(&c.body);
+                self.pop_scope();
+                v.v.span = span;
+                return v;
+            }
+        }
         let args = self.eval_args(m.args.iter());
         let name = Name::of(&m.method);
         let name = name.as_ref();
@@ -1887,7 +1913,9 @@ impl<'a> Lowerer<'a> {
                 let ordinal = c.args.first().and_then(int_literal);
                 let literal_accelerator = matches!(ctor, t::DeviceCtor::Accelerator)
                     || (prev != "Device" && last == "new" && ordinal.is_some());
-                if let (true, Some(ordinal)) = (literal_accelerator, ordinal) {
+                let spells_default = ordinal == Some(0) && self.st().bare_cuda_depth > 0;
+                if let (true, Some(ordinal), false) = (literal_accelerator, ordinal, spells_default)
+                {
                     self.emit(EventKind::DeviceOrdinal { ordinal }, span.clone());
                 }
                 // candle's `Device::cuda_if_available(0)` in a method of a model type or a
@@ -2432,6 +2460,15 @@ fn is_enumerate(e: &Expr) -> bool {
 /// `self`, as an expression.
 fn is_self_path(e: &Expr) -> bool {
     matches!(e, Expr::Path(p) if p.path.is_ident("self"))
+}
+
+/// Whether a `match` arm's pattern is the bare string `"cuda"` (alone or among alternatives).
+fn matches_bare_cuda(pat: &syn::Pat) -> bool {
+    match pat {
+        syn::Pat::Lit(l) => matches!(&l.lit, syn::Lit::Str(s) if s.value() == "cuda"),
+        syn::Pat::Or(o) => o.cases.iter().any(matches_bare_cuda),
+        _ => false,
+    }
 }
 
 /// Joins the values of two branches: equal devices stay, a known device wins over an unknown one.
