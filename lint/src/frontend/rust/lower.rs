@@ -192,8 +192,8 @@ struct FnState {
     loop_stack: Vec<LoopId>,
     log_depth: u32,
     periodic_depth: u32,
-    /// Inside a `match` arm for the bare string `"cuda"` (a device parser): ordinal 0 there
-    /// spells the default device, not a choice of GPU.
+    /// Inside a `match` arm for a bare backend name (`"cuda"`, `"Metal"`: a device parser):
+    /// ordinal 0 there spells that backend's default device, not a choice of GPU.
     bare_cuda_depth: u32,
     timer_live: bool,
     /// Parameters of a primitive number type (`gamma: f64`).
@@ -2462,10 +2462,12 @@ fn is_self_path(e: &Expr) -> bool {
     matches!(e, Expr::Path(p) if p.path.is_ident("self"))
 }
 
-/// Whether a `match` arm's pattern is the bare string `"cuda"` (alone or among alternatives).
+/// Whether a `match` arm's pattern is a bare backend name, `"cuda"` or `"metal"` in any case
+/// (alone or among alternatives): the user asked for that backend, not for one of its devices.
 fn matches_bare_cuda(pat: &syn::Pat) -> bool {
     match pat {
-        syn::Pat::Lit(l) => matches!(&l.lit, syn::Lit::Str(s) if s.value() == "cuda"),
+        syn::Pat::Lit(l) => matches!(&l.lit, syn::Lit::Str(s)
+            if matches!(s.value().to_ascii_lowercase().as_str(), "cuda" | "metal" | "gpu")),
         syn::Pat::Or(o) => o.cases.iter().any(matches_bare_cuda),
         _ => false,
     }
