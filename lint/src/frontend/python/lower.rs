@@ -1491,6 +1491,21 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// The flag an `if` tests, if it is a plain one (`use_gpu`, `self.dp`, `args.cuda`, `not
+    /// self.use_gpu`, `torch.cuda.is_available()`): its source text and whether the test negates
+    /// it.
+    fn flag_key(&self, test: &Expr) -> Option<(String, bool)> {
+        match test {
+            Expr::UnaryOp(u) if matches!(u.op, ast::UnaryOp::Not) => {
+                self.flag_key(&u.operand).map(|(k, n)| (k, !n))
+            }
+            Expr::Call(c) if c.arguments.is_empty() => (Self::dotted_root(&c.func).is_some()
+                && self.src_of(&*c.func).ends_with("is_available"))
+            .then(|| (self.src_of(test).to_string(), false)),
+            _ => Self::dotted_root(test).map(|_| (self.src_of(test).to_string(), false)),
+        }
+    }
+
     /// An `if` / `elif` / `else`: each arm starts from the bindings before the `if` and, after
     /// it, a binding holds what the last arm that assigned it (and did not leave the block)
     /// left there. An `if FLAG:` / `else:` on a plain flag (`if self.use_gpu:`) records what
@@ -1502,7 +1517,7 @@ impl<'a> Lowerer<'a> {
         // `if FLAG:` alone or with a plain `else:`, neither arm leaving the block.
         let flag = (i.elif_else_clauses.iter().all(|c| c.test.is_none())
             && i.elif_else_clauses.len() <= 1)
-            .then(|| flag_key(&i.test))
+            .then(|| self.flag_key(&i.test))
             .flatten();
         let entry = self.st().env.clone();
         let recorded = flag.as_ref().and_then(|(key, _)| {
@@ -1520,12 +1535,14 @@ impl<'a> Lowerer<'a> {
         let mut starts: Vec<Vec<Value>> = Vec::new();
         let mut ends: Vec<Vec<Value>> = Vec::new();
         let mut leaves: Vec<bool> = Vec::new();
-        let arms = std::iter::once((Some(&*i.test), &i.body)).chain(
-            i.elif_else_clauses
-                .iter()
-                .map(|c| (c.test.as_ref(), &c.body)),
-        );
-        for (n, (test, body)) in arms.enumerate() {
+        let arms: Vec<(Option<&Expr>, &[Stmt])> = std::iter::once((Some(&*i.test), &i.body[..]))
+            .chain(
+                i.elif_else_clauses
+                    .iter()
+                    .map(|c| (c.test.as_ref(), &c.body[..])),
+            )
+            .collect();
+        for (n, &(test, body)) in arms.iter().enumerate() {
             if n > 0 {
                 let st = self.st();
                 // (A name first bound by an earlier arm keeps that arm's value: `else: mask =
@@ -1585,10 +1602,7 @@ impl<'a> Lowerer<'a> {
         // `elif mask is None: mask = torch.ones(shape)`: the default built for a missing
         // argument stands after the `if` where it was built on the host, whatever the other arms
         // bind (what meets the caller's data after the `if` fails on that path).
-        let tests: Vec<Option<&Expr>> = std::iter::once(Some(&*i.test))
-            .chain(i.elif_else_clauses.iter().map(|c| c.test.as_ref()))
-            .collect();
-        for (k, test) in tests.iter().enumerate() {
+        for (k, (test, _)) in arms.iter().enumerate() {
             if leaves[k] || !test.is_some_and(|t| none_tested(t).is_some()) {
                 continue;
             }
@@ -4995,39 +5009,6 @@ fn arith_name(op: ast::Operator) -> &'static str {
         O::BitXor => "^",
         O::BitAnd => "&",
         O::FloorDiv => "//",
-    }
-}
-
-/// The flag an `if` tests, if it is a plain one (`use_gpu`, `self.dp`, `args.cuda`, `not
-/// self.use_gpu`, `torch.cuda.is_available()`): its source text and whether the test negates it.
-fn flag_key(test: &Expr) -> Option<(String, bool)> {
-    fn path(e: &Expr, out: &mut String) -> bool {
-        match e {
-            Expr::Name(n) => {
-                out.push_str(n.id.as_str());
-                true
-            }
-            Expr::Attribute(a) => {
-                let ok = path(&a.value, out);
-                out.push('.');
-                out.push_str(a.attr.as_str());
-                ok
-            }
-            _ => false,
-        }
-    }
-    match test {
-        Expr::UnaryOp(u) if matches!(u.op, ast::UnaryOp::Not) => {
-            flag_key(&u.operand).map(|(k, n)| (k, !n))
-        }
-        Expr::Call(c) if c.arguments.is_empty() => {
-            let mut key = String::new();
-            (path(&c.func, &mut key) && key.ends_with("is_available")).then(|| (key + "()", false))
-        }
-        _ => {
-            let mut key = String::new();
-            path(test, &mut key).then_some((key, false))
-        }
     }
 }
 

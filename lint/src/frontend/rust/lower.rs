@@ -194,7 +194,7 @@ struct FnState {
     periodic_depth: u32,
     /// Inside a `match` arm for a bare backend name (`"cuda"`, `"Metal"`: a device parser):
     /// ordinal 0 there spells that backend's default device, not a choice of GPU.
-    bare_cuda_depth: u32,
+    bare_backend_depth: u32,
     timer_live: bool,
     /// Parameters of a primitive number type (`gamma: f64`).
     number_params: Vec<String>,
@@ -526,7 +526,7 @@ impl<'a> Lowerer<'a> {
             loop_stack: Vec::new(),
             log_depth: 0,
             periodic_depth: 0,
-            bare_cuda_depth: 0,
+            bare_backend_depth: 0,
             timer_live: false,
             number_params: Vec::new(),
             param_types: Vec::new(),
@@ -994,13 +994,13 @@ impl<'a> Lowerer<'a> {
                     if let Some((_, guard)) = &arm.guard {
                         self.eval(guard);
                     }
-                    let bare_cuda = matches_bare_cuda(&arm.pat);
-                    if bare_cuda {
-                        self.st().bare_cuda_depth += 1;
+                    let bare_backend = matches_bare_backend(&arm.pat);
+                    if bare_backend {
+                        self.st().bare_backend_depth += 1;
                     }
                     let v = self.eval(&arm.body);
-                    if bare_cuda {
-                        self.st().bare_cuda_depth -= 1;
+                    if bare_backend {
+                        self.st().bare_backend_depth -= 1;
                     }
                     self.pop_scope();
                     result = Some(match result {
@@ -1913,7 +1913,7 @@ impl<'a> Lowerer<'a> {
                 let ordinal = c.args.first().and_then(int_literal);
                 let literal_accelerator = matches!(ctor, t::DeviceCtor::Accelerator)
                     || (prev != "Device" && last == "new" && ordinal.is_some());
-                let spells_default = ordinal == Some(0) && self.st().bare_cuda_depth > 0;
+                let spells_default = ordinal == Some(0) && self.st().bare_backend_depth > 0;
                 if let (true, Some(ordinal), false) = (literal_accelerator, ordinal, spells_default)
                 {
                     self.emit(EventKind::DeviceOrdinal { ordinal }, span.clone());
@@ -2464,11 +2464,11 @@ fn is_self_path(e: &Expr) -> bool {
 
 /// Whether a `match` arm's pattern is a bare backend name, `"cuda"` or `"metal"` in any case
 /// (alone or among alternatives): the user asked for that backend, not for one of its devices.
-fn matches_bare_cuda(pat: &syn::Pat) -> bool {
+fn matches_bare_backend(pat: &syn::Pat) -> bool {
     match pat {
         syn::Pat::Lit(l) => matches!(&l.lit, syn::Lit::Str(s)
             if matches!(s.value().to_ascii_lowercase().as_str(), "cuda" | "metal" | "gpu")),
-        syn::Pat::Or(o) => o.cases.iter().any(matches_bare_cuda),
+        syn::Pat::Or(o) => o.cases.iter().any(matches_bare_backend),
         _ => false,
     }
 }
