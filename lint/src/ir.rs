@@ -140,9 +140,9 @@ pub struct Origin {
     /// function filled, `torch.tensor(encoded)` of labels encoded in Python): there is nothing
     /// to build on a device instead, the upload is the one copy that data needs.
     pub wraps_host_data: bool,
-    /// The host placement one arm of a device flag chose (`else:` of `if use_gpu: x =
-    /// x.cuda()`): the code places by that flag, so the tensor is on the host exactly when
-    /// the flag says the run is.
+    /// The host placement the code chose on purpose: one arm of a device flag (`else:` of `if
+    /// use_gpu: x = x.cuda()`; the tensor is on the host exactly when the flag says the run
+    /// is), or an assertion (`assert t.device.type == "cpu"`).
     pub flag_host: bool,
 }
 

@@ -253,6 +253,60 @@ fn should_take_helpers_of_a_script_directory_for_script_code() {
     assert_eq!(found.len(), 1, "a package's helper: {found:?}");
 }
 
+#[test]
+fn should_take_a_cli_folder_inside_a_package_for_script_code() {
+    // exllamav2's `conversion/` (unseen set 19): no `__init__.py`, inside a package, beside
+    // `convert_exl2.py`, which parses its arguments at module level and is the folder's only
+    // user. Its modules are that program's code.
+    let settings = Settings::only(&[Rule::HardcodedDeviceOrdinal]);
+    let root = tempfile::tempdir().unwrap();
+    let package = root.path().join("mypkg");
+    let folder = package.join("convert");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(package.join("__init__.py"), "").unwrap();
+    std::fs::write(package.join("model.py"), "import torch\n").unwrap();
+    std::fs::write(
+        folder.join("cli.py"),
+        "import argparse\nfrom mypkg.convert.quant import run\n\nparser = argparse.ArgumentParser()\nargs = parser.parse_args()\nrun(args)\n",
+    )
+    .unwrap();
+    let found = check_source(&folder.join("quant.py"), PICK_SECOND_GPU, &settings);
+    assert!(found.is_empty(), "a CLI folder's module: {found:?}");
+
+    // Once the package imports the folder's modules, they are library code (lerobot's `rl/`).
+    let root = tempfile::tempdir().unwrap();
+    let package = root.path().join("mypkg");
+    let folder = package.join("rl");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(package.join("__init__.py"), "").unwrap();
+    std::fs::write(
+        package.join("train.py"),
+        "from mypkg.rl.quant import collector_device\n",
+    )
+    .unwrap();
+    std::fs::write(
+        folder.join("actor.py"),
+        "if __name__ == '__main__':\n    pass\n",
+    )
+    .unwrap();
+    let found = check_source(&folder.join("quant.py"), PICK_SECOND_GPU, &settings);
+    assert_eq!(
+        found.len(),
+        1,
+        "an imported namespace sub-package: {found:?}"
+    );
+
+    // A folder without a program is library code too.
+    let root = tempfile::tempdir().unwrap();
+    let package = root.path().join("mypkg");
+    let folder = package.join("ops");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(package.join("__init__.py"), "").unwrap();
+    std::fs::write(folder.join("other.py"), "import torch\n").unwrap();
+    let found = check_source(&folder.join("quant.py"), PICK_SECOND_GPU, &settings);
+    assert_eq!(found.len(), 1, "a plain namespace sub-package: {found:?}");
+}
+
 const COMMON_FUNCTIONS: &str = "def to_device(x, tensor=None, device=None):
     dv = device if device is not None else tensor.device
     if x.device != dv:

@@ -1,12 +1,15 @@
 use crate::checker::Checker;
 use crate::diagnostic::{Applicability, Edit, Fix};
-use crate::ir::{EventKind, Function, Loop, LoopId, Span};
+use crate::ir::{EventKind, Function, Loop, LoopId, Span, ValueKind};
 use crate::rule::{declare_rule, Violation};
 
 declare_rule! {
     /// ## What it does
     /// Checks for transfers inside a loop of a value that is defined before the loop and not
-    /// changed in it, to a device that does not change in it either.
+    /// changed in it, to a device that does not change in it either. Not a module (one the loop
+    /// calls, or trains through `.parameters()`): `model.to(device)` moves its parameters in
+    /// place, so a repeated move is a no-op, and a round trip (`model.cpu()`, save,
+    /// `model.cuda()`) is a checkpoint of a model the loop changes.
     ///
     /// ## Why is this bad?
     /// The same copy is made on every iteration: a host-to-device copy per step where one before
@@ -162,6 +165,21 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             else {
                 continue;
             };
+            // A module moved in a loop moves its parameters in place: once they are there, the
+            // same move is a no-op; one that goes back and forth each iteration (`model.cpu()`,
+            // save, `model.cuda()`) does so on purpose (a checkpoint, freeing the device).
+            let source_text = &checker.file.source;
+            let loop_text = source_text
+                .get(func.loops[lp as usize].span.clone())
+                .unwrap_or("");
+            if source.kind == ValueKind::Module
+                || is_called_in(
+                    loop_text,
+                    source_text.get(source.span.clone()).unwrap_or(""),
+                )
+            {
+                continue;
+            }
             // The moved value is a local defined outside the loop and never reassigned in it...
             let Some(var) = source.var else { continue };
             if !invariant(func, var, lp) {
@@ -191,4 +209,30 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 .fix = fix;
         }
     }
+}
+
+/// Whether `name` is called in `text` (`model(x)`, `model.train()`): a module, not a tensor.
+fn is_called_in(text: &str, name: &str) -> bool {
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+    {
+        return false;
+    }
+    text.match_indices(name).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = &text[at + name.len()..];
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
+            && (after.starts_with('(')
+                || [
+                    ".parameters(",
+                    ".train(",
+                    ".eval(",
+                    ".zero_grad(",
+                    ".state_dict(",
+                ]
+                .iter()
+                .any(|m| after.starts_with(m)))
+    })
 }

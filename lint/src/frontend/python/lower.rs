@@ -133,6 +133,7 @@ fn is_binary_path(path: &Path, source: &str) -> bool {
         || name == "setup.py"
         || is_script_source(source)
         || path.parent().is_some_and(is_script_dir)
+        || path.parent().is_some_and(is_cli_folder)
         || path.components().any(|c| {
             matches!(
                 c.as_os_str().to_str(),
@@ -141,7 +142,8 @@ fn is_binary_path(path: &Path, source: &str) -> bool {
         })
 }
 
-/// Whether a file's source runs as a program: a `__main__` guard or a Hydra entry point.
+/// Whether a file's source runs as a program: a `__main__` guard, a Hydra entry point, or
+/// command-line arguments parsed at module level (`args = parser.parse_args()`).
 fn is_script_source(source: &str) -> bool {
     // `if __name__ == "__main__"` or with single quotes: one search for `__main__`, whose
     // surroundings are then read, rather than one search of the whole file per quote.
@@ -157,7 +159,95 @@ fn is_script_source(source: &str) -> bool {
             && bytes[..at - 1].ends_with(b"if __name__ == ")
             && bytes.get(at + 8) == Some(&quote)
     });
-    guard || HYDRA.in_text(source)
+    guard || HYDRA.in_text(source) || parses_arguments_at_top_level(source)
+}
+
+/// Whether a module-level statement (not indented) calls `.parse_args(`: the module is a
+/// command-line program when it is run or imported.
+fn parses_arguments_at_top_level(source: &str) -> bool {
+    static PARSE: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+    let bytes = source.as_bytes();
+    let parse = PARSE.get_or_init(|| memchr::memmem::Finder::new(".parse_args("));
+    parse.find_iter(bytes).any(|at| {
+        let line_start = bytes[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        bytes
+            .get(line_start)
+            .is_some_and(|b| !b.is_ascii_whitespace() && *b != b'#')
+    })
+}
+
+/// Whether a directory inside a package, with no `__init__.py` of its own, is the
+/// implementation of a command-line program beside it: one of its files is a program, and no
+/// file of the package outside it imports its modules (exllamav2's `conversion/`, whose only
+/// user is `convert_exl2.py`). Its modules are that program's code. A namespace sub-package
+/// that the package imports (`lerobot.rl.wandb_utils` from `lerobot/scripts/`) is library
+/// code. Cached per directory.
+fn is_cli_folder(dir: &Path) -> bool {
+    static CACHE: PathMemo<bool> = OnceLock::new();
+    memo(&CACHE, dir, || {
+        let Some(name) = dir.file_name().and_then(|n| n.to_str()) else {
+            return false;
+        };
+        if is_package_dir(dir) || !dir.parent().is_some_and(is_package_dir) {
+            return false;
+        }
+        let has_program = std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries.flatten().any(|e| {
+                let p = e.path();
+                p.extension().is_some_and(|x| x == "py")
+                    && std::fs::read_to_string(&p).is_ok_and(|src| is_script_source(&src))
+            })
+        });
+        if !has_program {
+            return false;
+        }
+        let Some(top) = dir
+            .parent()
+            .and_then(|p| p.ancestors().take_while(|d| is_package_dir(d)).last())
+        else {
+            return false;
+        };
+        // The folder's dotted module path (`exllamav2.conversion`), and its relative spellings.
+        let Some(dotted) = dir
+            .strip_prefix(top.parent().unwrap_or(Path::new("")))
+            .ok()
+            .and_then(|rel| {
+                rel.components()
+                    .map(|c| c.as_os_str().to_str())
+                    .collect::<Option<Vec<_>>>()
+            })
+            .map(|parts| parts.join("."))
+        else {
+            return false;
+        };
+        let relative = [format!("from .{name}"), format!("from ..{name}")];
+        let mut stack = vec![top.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let p = e.path();
+                if p == dir {
+                    continue;
+                }
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "py") {
+                    let imports = std::fs::read_to_string(&p).is_ok_and(|src| {
+                        src.contains(dotted.as_str()) || relative.iter().any(|r| src.contains(r))
+                    });
+                    if imports {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    })
 }
 
 /// Whether a directory holds scripts rather than a package: neither it nor its parent has an
@@ -378,6 +468,9 @@ struct FnState {
     /// What each arm of an `if FLAG:` / `else:` on a plain flag bound (see
     /// [`Lowerer::if_stmt`]), latest last.
     flag_arms: Vec<FlagArms>,
+    /// Receiver attributes an `assert self.x.device.type == "cpu"` put on the host, with the
+    /// assertion's span.
+    host_attrs: Vec<(String, Span)>,
 }
 
 /// The bindings an `if FLAG:` / `else:` left different in its two arms.
@@ -936,6 +1029,34 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// `assert t.device.type == "cpu"`: the code says `t` is a host tensor from here on (a
+    /// name, or an attribute of the receiver). Its host placement is the code's own, not a
+    /// factory's default (P101 does not report it).
+    fn assert_host(&mut self, tensor: &Expr, span: Span) {
+        let mut origin = self.origin(span.clone(), None, "cpu".to_string());
+        origin.flag_host = true;
+        let origin = Arc::new(origin);
+        match tensor {
+            Expr::Name(n) => {
+                let name = n.id.as_str();
+                let Some(&id) = self.st().names.get(name) else {
+                    return;
+                };
+                let mut v = self.st().env[id as usize].clone();
+                v.kind = ValueKind::Tensor;
+                v.device = Device::Cpu;
+                v.origin = Some(origin);
+                v.span = span_of(n.range);
+                self.bind(name, v);
+            }
+            Expr::Attribute(a) if is_self(&a.value) && self.in_method() => {
+                let attr = a.attr.id.to_string();
+                self.st().host_attrs.push((attr, span));
+            }
+            _ => {}
+        }
+    }
+
     fn is_local(&self, name: &str) -> bool {
         self.stack
             .last()
@@ -972,6 +1093,7 @@ impl<'a> Lowerer<'a> {
             branch_depth: 0,
             uploads: crate::frontend::Uploads::default(),
             flag_arms: Vec::new(),
+            host_attrs: Vec::new(),
         });
     }
 
@@ -1469,6 +1591,9 @@ impl<'a> Lowerer<'a> {
             Stmt::Assert(a) => {
                 if let Some(param) = cuda_test(&a.test, true) {
                     self.mark_cuda_only(param);
+                }
+                if let Some(tensor) = host_test(&a.test) {
+                    self.assert_host(tensor, span_of(a.range));
                 }
                 self.st().log_depth += 1;
                 self.eval(&a.test);
@@ -2514,6 +2639,20 @@ impl<'a> Lowerer<'a> {
     fn eval_attribute(&mut self, a: &ast::ExprAttribute, span: Span) -> Val {
         let attr = a.attr.id.as_str();
         if is_self(&a.value) && self.in_method() {
+            let asserted = self
+                .st()
+                .host_attrs
+                .iter()
+                .rev()
+                .find(|(name, _)| name == attr)
+                .map(|(_, at)| at.clone());
+            if let Some(at) = asserted {
+                let mut origin = self.origin(at, None, "cpu".to_string());
+                origin.flag_host = true;
+                let mut v = tensor(span, Device::Cpu, Some(Arc::new(origin)));
+                v.kind = ValueKind::Tensor;
+                return Val::new(v);
+            }
             if self.is_tensor_attr(attr) {
                 self.emit(
                     EventKind::GetAttr {
@@ -5085,6 +5224,55 @@ fn cuda_test(test: &Expr, equal: bool) -> Option<&str> {
     match op {
         ast::CmpOp::In | ast::CmpOp::NotIn if is_cuda(&c.left) => compared_name(right),
         ast::CmpOp::Eq | ast::CmpOp::NotEq if is_cuda(right) => compared_name(&c.left),
+        _ => None,
+    }
+}
+
+/// The tensor an assertion says is on the host: `t` in `t.device.type == "cpu"`,
+/// `str(t.device) == "cpu"`, `t.device == torch.device("cpu")`, `t.is_cpu`, `not t.is_cuda`.
+fn host_test(test: &Expr) -> Option<&Expr> {
+    fn device_of(e: &Expr) -> Option<&Expr> {
+        let e = match e {
+            Expr::Attribute(a) if a.attr.id.as_str() == "type" => &*a.value,
+            Expr::Call(call)
+                if matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "str")
+                    && call.arguments.args.len() == 1 =>
+            {
+                &call.arguments.args[0]
+            }
+            other => other,
+        };
+        match e {
+            Expr::Attribute(a) if a.attr.id.as_str() == "device" => Some(&*a.value),
+            _ => None,
+        }
+    }
+    let is_cpu = |e: &Expr| match e {
+        Expr::StringLiteral(s) => s.value.to_str() == "cpu",
+        Expr::Call(c) => {
+            matches!(&*c.func, Expr::Attribute(a) if a.attr.id.as_str() == "device")
+                && matches!(c.arguments.args.first(), Some(Expr::StringLiteral(s)) if s.value.to_str() == "cpu")
+        }
+        _ => false,
+    };
+    match test {
+        Expr::Attribute(a) if a.attr.id.as_str() == "is_cpu" => Some(&*a.value),
+        Expr::UnaryOp(u) if matches!(u.op, ast::UnaryOp::Not) => match &*u.operand {
+            Expr::Attribute(a) if a.attr.id.as_str() == "is_cuda" => Some(&*a.value),
+            _ => None,
+        },
+        Expr::Compare(c) => {
+            let ([ast::CmpOp::Eq], [right]) = (&*c.ops, &*c.comparators) else {
+                return None;
+            };
+            if is_cpu(right) {
+                device_of(&c.left)
+            } else if is_cpu(&c.left) {
+                device_of(right)
+            } else {
+                None
+            }
+        }
         _ => None,
     }
 }

@@ -295,7 +295,9 @@ pub(crate) fn device_ctor(name: &str) -> Option<DeviceCtor> {
         | "new_metal"
         | "Mps"
         | "Vulkan"
-        | "Metal" => DeviceCtor::Accelerator,
+        | "Metal"
+        | "cuda"
+        | "metal" => DeviceCtor::Accelerator,
         "Meta" => DeviceCtor::Meta,
         "cuda_if_available" | "BestAvailable" | "default" | "new" => DeviceCtor::Runtime,
         _ => return None,
