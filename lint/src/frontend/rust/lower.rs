@@ -182,6 +182,8 @@ pub(crate) fn is_test_path(path: &Path) -> bool {
 }
 
 /// The state of the function being lowered.
+// Independent facts about the function, each read in a different place: not a state machine.
+#[allow(clippy::struct_excessive_bools)]
 struct FnState {
     func: Function,
     /// The bindings in scope, innermost last; a scope is a suffix starting at a `scope_starts`
@@ -207,6 +209,8 @@ struct FnState {
     /// The function handles device-generic data (it has a `self` receiver or a tensor
     /// parameter) and is library code: a new CUDA device chosen here is not the data's.
     generic_scope: bool,
+    /// The function is a constructor of its impl's type (it returns `Self`).
+    constructor: bool,
     /// The function returns a tuple of tensors and other data that is no host scalar
     /// (`(Tensor, Vec<String>)`): the tensors it returns are what it returns, device-wise.
     tuple_return: bool,
@@ -532,6 +536,7 @@ impl<'a> Lowerer<'a> {
             param_types: Vec::new(),
             exits: 0,
             generic_scope: false,
+            constructor: false,
             tuple_return: false,
             uploads: crate::frontend::Uploads::default(),
         });
@@ -759,6 +764,7 @@ impl<'a> Lowerer<'a> {
         let self_type = self.impls.last().and_then(|(ty, _)| ty.clone());
         let constructor = matches!(&sig.output, syn::ReturnType::Type(_, ty)
             if type_mentions(ty, |n| n == "Self" || self_type.as_deref() == Some(n)));
+        self.st().constructor = constructor;
         for input in &sig.inputs {
             if let syn::FnArg::Typed(arg) = input {
                 let span = self.pat_span(&arg.pat);
@@ -1995,8 +2001,11 @@ impl<'a> Lowerer<'a> {
             return Val::new(v);
         }
 
-        // `VarBuilder::from_tensors(.., &Device::Cpu)`: weights loaded onto the host.
-        if t::is_weight_loader(prev, last)
+        // `VarBuilder::from_tensors(.., &Device::Cpu)`: weights loaded onto the host; so are
+        // those a constructor has built by a function given the host (`init_model(.., &Device::Cpu)`,
+        // not a tensor factory).
+        let host_builder = self.st().constructor && !t::TENSOR_TYPES.contains(&prev);
+        if (t::is_weight_loader(prev, last) || host_builder)
             && args.iter().any(|a| {
                 a.v.kind == ValueKind::Device
                     && a.v.device == Device::Cpu
