@@ -3808,6 +3808,22 @@ impl<'a> Lowerer<'a> {
         if t::FACTORIES.contains(&rest) {
             return Some(Val::new(self.factory(rest, c, args, kwargs, span)));
         }
+        // `torch.cuda.LongTensor(n)`: the legacy typed constructors of the CUDA backend build on
+        // the current CUDA device, or on `device=` (allennlp's `get_range_vector` arm for a
+        // CUDA input).
+        if rest
+            .strip_prefix("cuda.")
+            .is_some_and(|n| t::is_legacy_constructor(n) && n != "Tensor")
+        {
+            let mut v = if let Some(d) = kw("device").filter(|d| d.kind == ValueKind::Device) {
+                tensor(span.clone(), d.device.clone(), d.origin.clone())
+            } else {
+                let origin = self.origin(span.clone(), None, "cuda".to_string());
+                tensor(span.clone(), Device::Cuda(None), Some(Arc::new(origin)))
+            };
+            v.kind = ValueKind::Tensor;
+            return Some(Val::new(v));
+        }
         if t::is_like_factory(rest) {
             let base = arg_tensors.first();
             let mut v = match kw("device").filter(|d| d.kind == ValueKind::Device) {
