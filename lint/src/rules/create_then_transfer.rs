@@ -16,7 +16,8 @@ declare_rule! {
     /// targets rasterised from annotations), where the upload is the one copy the data needs.
     /// In Python, a host-built index into a device tensor (`logits[torch.arange(b), last]`) is
     /// such a move too: `PyTorch` copies the index to the tensor's device before indexing. Not
-    /// in a Python `except` handler (recovery, run only after a failure).
+    /// in a Python `except` handler (recovery, run only after a failure), nor an empty tensor
+    /// (`torch.tensor([])` seeding an accumulator), whose move copies no data.
     ///
     /// ## Why is this bad?
     /// Every call pays for building the tensor on the host and for a host-to-device copy, which
@@ -161,6 +162,12 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             if !device.is_hard_coded() || origin.is_transfer || origin.wraps_host_data {
                 continue;
             }
+            // An empty tensor (`torch.tensor([])`, `torch.LongTensor([[], []])`), the seed of an
+            // accumulator: moving it copies no data.
+            let built = checker.file.source.get(origin.span.clone()).unwrap_or("");
+            if origin.file == checker.file.id && has_empty_data(built) {
+                continue;
+            }
             // A function that copies data to the host before building this one works on the host
             // on purpose (clustering with SciPy, then the result moved back): data it wraps
             // (`torch.from_numpy(assignment)`), or a table it fills with the copied data, is
@@ -238,6 +245,33 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             }
         }
     }
+}
+
+/// Whether a factory call's text has an empty literal as its data: `torch.tensor([])`,
+/// `torch.LongTensor([[], []])`, `torch.tensor((), dtype=torch.long)`.
+fn has_empty_data(call: &str) -> bool {
+    let Some((_, args)) = call.split_once('(') else {
+        return false;
+    };
+    let args = args.trim_start();
+    if !args.starts_with(['[', '(']) {
+        return false;
+    }
+    let mut depth = 0usize;
+    for c in args.chars() {
+        match c {
+            '[' | '(' => depth += 1,
+            ']' | ')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return true;
+                }
+            }
+            ',' | ' ' | '\n' | '\t' => {}
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// The called name of a factory call's text: `zeros` in `torch.zeros(n)` or `Tensor::zeros(..)`.

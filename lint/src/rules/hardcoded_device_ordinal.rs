@@ -8,7 +8,9 @@ declare_rule! {
     /// placer-runtime), `Device::new_cuda(0)` (candle), `CudaDevice::new(0)` /
     /// `LibTorchDevice::Cuda(0)` (burn). Binaries (`main.rs`, `bin/`, `build.rs`, any file with a
     /// top-level `fn main`), examples and tests are not checked, nor is a probe that only asks
-    /// whether a device exists (`Device::new_metal(0).is_ok()`). A parameter's default
+    /// whether a device exists (`Device::new_metal(0).is_ok()`), nor ordinal 0 as the fallback
+    /// when no device was given (`if device is None:`, `"cuda:0" if device is None else ..`,
+    /// `device or "cuda:0"`), where it spells the default GPU. A parameter's default
     /// (`device="cuda:0"`) is reported by `hard-coded-device-default` (P107) instead: the device
     /// is a parameter already.
     ///

@@ -370,6 +370,19 @@ fn none_tested_name(test: &Expr) -> Option<&str> {
     }
 }
 
+/// Whether an expression names a device the caller chose: a device-named variable or
+/// receiver attribute (`device`, `self.device`), or a subscript with a `"device"` key
+/// (`params["device"]`).
+fn names_a_device(e: &Expr) -> bool {
+    match e {
+        Expr::Name(n) => t::is_device_name(n.id.as_str()),
+        Expr::Attribute(a) => is_self(&a.value) && t::is_device_name(a.attr.id.as_str()),
+        Expr::Subscript(sub) => matches!(&*sub.slice, Expr::StringLiteral(k)
+            if t::is_device_name(k.value.to_str())),
+        _ => false,
+    }
+}
+
 /// Whether a test is `device is None` for a device parameter or attribute (`self.device`).
 fn tests_device_for_none(test: &Expr) -> bool {
     match none_tested(test) {
@@ -379,8 +392,6 @@ fn tests_device_for_none(test: &Expr) -> bool {
     }
 }
 
-/// Whether a branch condition reduces a tensor to one truth value: `(x == eos).all()`,
-/// `mask.any()`.
 /// The name an `isinstance(name, list)` test (alone or in an `and`) finds to be host data: a
 /// Python sequence or number, or a `NumPy` array.
 fn host_instance_test(test: &Expr) -> Option<&str> {
@@ -2263,8 +2274,19 @@ impl<'a> Lowerer<'a> {
             Expr::BoolOp(b) => {
                 let mut out = Value::unknown(span);
                 let mut last = None;
+                // `params["device"] or ("cuda:0" if .. else "cpu")`: the fallback when no device
+                // was given.
+                let device_or =
+                    b.op == ast::BoolOp::Or && b.values.first().is_some_and(names_a_device);
                 for (i, e) in b.values.iter().enumerate() {
+                    let fallback = device_or && i > 0;
+                    if fallback {
+                        self.st().bare_cuda_depth += 1;
+                    }
                     let v = self.eval(e);
+                    if fallback {
+                        self.st().bare_cuda_depth -= 1;
+                    }
                     out.reads.extend(v.v.reads.iter().copied());
                     if out.host_read.is_none() {
                         out.host_read.clone_from(&v.v.host_read);
@@ -2364,7 +2386,17 @@ impl<'a> Lowerer<'a> {
                 // `a if t > x else b`: the test is a truth test, as an `if` statement's is.
                 let test = self.eval(&i.test);
                 self.truth_read(&test.v);
+                // `fallback if device is None else torch.device(device)`: no device chosen, so
+                // ordinal 0 in the fallback spells the default device (as in an `if device is
+                // None:` block); `device or fallback` below.
+                let none_arm = tests_device_for_none(&i.test);
+                if none_arm {
+                    self.st().bare_cuda_depth += 1;
+                }
                 let a = self.eval(&i.body);
+                if none_arm {
+                    self.st().bare_cuda_depth -= 1;
+                }
                 let b = self.eval(&i.orelse);
                 // `"cuda" if torch.cuda.is_available() else "cpu"`: the accelerator wherever
                 // there is one (the machines the code runs on for real), whatever device the
