@@ -194,14 +194,7 @@ fn is_cli_folder(dir: &Path) -> bool {
         if is_package_dir(dir) || !dir.parent().is_some_and(is_package_dir) {
             return false;
         }
-        let has_program = std::fs::read_dir(dir).is_ok_and(|entries| {
-            entries.flatten().any(|e| {
-                let p = e.path();
-                p.extension().is_some_and(|x| x == "py")
-                    && std::fs::read_to_string(&p).is_ok_and(|src| is_script_source(&src))
-            })
-        });
-        if !has_program {
+        if !holds_program(dir) {
             return false;
         }
         let Some(top) = dir
@@ -261,13 +254,18 @@ fn is_script_dir(dir: &Path) -> bool {
         !dir.as_os_str().is_empty()
             && !is_package_dir(dir)
             && !dir.parent().is_some_and(is_package_dir)
-            && std::fs::read_dir(dir).is_ok_and(|entries| {
-                entries.flatten().any(|e| {
-                    let p = e.path();
-                    p.extension().is_some_and(|x| x == "py")
-                        && std::fs::read_to_string(&p).is_ok_and(|src| is_script_source(&src))
-                })
-            })
+            && holds_program(dir)
+    })
+}
+
+/// Whether one of the Python files directly in `dir` runs as a program ([`is_script_source`]).
+fn holds_program(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().any(|e| {
+            let p = e.path();
+            p.extension().is_some_and(|x| x == "py")
+                && std::fs::read_to_string(&p).is_ok_and(|src| is_script_source(&src))
+        })
     })
 }
 
@@ -1044,9 +1042,7 @@ impl<'a> Lowerer<'a> {
     /// name, or an attribute of the receiver). Its host placement is the code's own, not a
     /// factory's default (P101 does not report it).
     fn assert_host(&mut self, tensor: &Expr, span: Span) {
-        let mut origin = self.origin(span.clone(), None, "cpu".to_string());
-        origin.flag_host = true;
-        let origin = Arc::new(origin);
+        let origin = self.asserted_host_origin(span.clone());
         match tensor {
             Expr::Name(n) => {
                 let name = n.id.as_str();
@@ -1066,6 +1062,14 @@ impl<'a> Lowerer<'a> {
             }
             _ => {}
         }
+    }
+
+    /// The origin of a tensor an assertion at `span` put on the host: the code's own choice,
+    /// not a factory's default ([`Origin::flag_host`]).
+    fn asserted_host_origin(&self, span: Span) -> Arc<Origin> {
+        let mut origin = self.origin(span, None, "cpu".to_string());
+        origin.flag_host = true;
+        Arc::new(origin)
     }
 
     fn is_local(&self, name: &str) -> bool {
@@ -2679,9 +2683,8 @@ impl<'a> Lowerer<'a> {
                 .find(|(name, _)| name == attr)
                 .map(|(_, at)| at.clone());
             if let Some(at) = asserted {
-                let mut origin = self.origin(at, None, "cpu".to_string());
-                origin.flag_host = true;
-                let mut v = tensor(span, Device::Cpu, Some(Arc::new(origin)));
+                let origin = self.asserted_host_origin(at);
+                let mut v = tensor(span, Device::Cpu, Some(origin));
                 v.kind = ValueKind::Tensor;
                 return Val::new(v);
             }
@@ -5280,17 +5283,7 @@ fn cuda_test(test: &Expr, equal: bool) -> Option<&str> {
 /// `str(t.device) == "cpu"`, `t.device == torch.device("cpu")`, `t.is_cpu`, `not t.is_cuda`.
 fn host_test(test: &Expr) -> Option<&Expr> {
     fn device_of(e: &Expr) -> Option<&Expr> {
-        let e = match e {
-            Expr::Attribute(a) if a.attr.id.as_str() == "type" => &*a.value,
-            Expr::Call(call)
-                if matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "str")
-                    && call.arguments.args.len() == 1 =>
-            {
-                &call.arguments.args[0]
-            }
-            other => other,
-        };
-        match e {
+        match compared_device(e) {
             Expr::Attribute(a) if a.attr.id.as_str() == "device" => Some(&*a.value),
             _ => None,
         }
@@ -5325,10 +5318,10 @@ fn host_test(test: &Expr) -> Option<&Expr> {
     }
 }
 
-/// The name a CUDA test compares: `d` in `d.type`, `str(d)` or `d` itself.
-fn compared_name(e: &Expr) -> Option<&str> {
-    let e = match e {
-        Expr::Attribute(a) if a.attr.id.as_str() == "type" => &*a.value,
+/// The device a device test compares: `d` in `d.type`, `str(d)` or `d` itself.
+fn compared_device(e: &Expr) -> &Expr {
+    match e {
+        Expr::Attribute(a) if a.attr.id.as_str() == "type" => &a.value,
         Expr::Call(call)
             if matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "str")
                 && call.arguments.args.len() == 1 =>
@@ -5336,8 +5329,12 @@ fn compared_name(e: &Expr) -> Option<&str> {
             &call.arguments.args[0]
         }
         other => other,
-    };
-    match e {
+    }
+}
+
+/// The name a CUDA test compares: `d` in `d.type`, `str(d)` or `d` itself.
+fn compared_name(e: &Expr) -> Option<&str> {
+    match compared_device(e) {
         Expr::Name(n) => Some(n.id.as_str()),
         _ => None,
     }
