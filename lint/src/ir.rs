@@ -385,6 +385,7 @@ pub struct Arg {
 }
 
 /// A parameter of a function (the receiver, `self`, is not one).
+#[allow(clippy::struct_excessive_bools)] // independent facts about one parameter
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Param {
     /// Its name (the pattern's text for a destructuring pattern).
@@ -407,6 +408,9 @@ pub struct Param {
     /// a CUDA-only API (`.cuda(device)`, `torch.cuda.memory_allocated(device)`), or raises
     /// unless it is one (`if device.type != "cuda": raise ..`, `assert device.type == "cuda"`).
     pub cuda_only: bool,
+    /// Python: the body tests it against its own default (`device == "cuda"` with
+    /// `device="cuda"`): the default is a sentinel for "not given" that the body replaces.
+    pub sentinel_default: bool,
 }
 
 /// A loop (`for`, `while`, `loop`) of a function.

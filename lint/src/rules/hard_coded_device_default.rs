@@ -24,7 +24,8 @@ declare_rule! {
     /// that on every call hands the parameter to a CUDA-only API (`.cuda(device)`,
     /// `torch.cuda.memory_allocated(device)`) or raises unless it is a CUDA device (`if
     /// device.type != "cuda": raise ..`, `assert device.type == "cuda"`): the default picks
-    /// which GPU, not the accelerator.
+    /// which GPU, not the accelerator. Nor is a default the body tests for and replaces
+    /// (`device = prior_device if device == "cuda" else device`): a sentinel for "not given".
     ///
     /// ## Example
     /// ```python
@@ -141,6 +142,21 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 // A fallback chosen at run time (`"cuda" if torch.cuda.is_available() else
                 // "cpu"`) picks an accelerator only where there is one.
                 if checker.text(&default.span).contains("is_available()") {
+                    continue;
+                }
+                // A sentinel the body replaces (`device = model_device if device == "cuda" else
+                // device`): the default chooses nothing.
+                let rebound = param.binding.is_some_and(|b| {
+                    let b = &func.bindings[b as usize];
+                    !b.assigned_in.is_empty()
+                        || func
+                            .bindings
+                            .iter()
+                            .filter(|other| other.name == param.name)
+                            .count()
+                            > 1
+                });
+                if param.sentinel_default && rebound {
                     continue;
                 }
                 // A CUDA-only function (`.cuda(device)`, a `raise` for other devices): the

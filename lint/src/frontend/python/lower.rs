@@ -1038,6 +1038,33 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// `device == "cuda"` in a function whose parameter `device` defaults to `"cuda"`: marks the
+    /// default a sentinel ([`crate::ir::Param::sentinel_default`]).
+    fn mark_sentinel_default(&mut self, c: &ast::ExprCompare) {
+        let ([ast::CmpOp::Eq | ast::CmpOp::NotEq], [right]) = (&*c.ops, &*c.comparators) else {
+            return;
+        };
+        let (Expr::Name(n), Expr::StringLiteral(lit)) = (&*c.left, right) else {
+            return;
+        };
+        let literal = lit.value.to_str();
+        let src = self.src;
+        let Some(st) = self.stack.last_mut() else {
+            return;
+        };
+        for p in st
+            .func
+            .params
+            .iter_mut()
+            .filter(|p| p.name == n.id.as_str())
+        {
+            let default = p.default.as_ref().and_then(|d| src.get(d.span.clone()));
+            if default.is_some_and(|d| d.trim_matches(['"', '\'']) == literal) {
+                p.sentinel_default = true;
+            }
+        }
+    }
+
     /// `assert t.device.type == "cpu"`: the code says `t` is a host tensor from here on (a
     /// name, or an attribute of the receiver). Its host placement is the code's own, not a
     /// factory's default (P101 does not report it).
@@ -1317,6 +1344,7 @@ impl<'a> Lowerer<'a> {
                 default,
                 host_data: false,
                 cuda_only: false,
+                sentinel_default: false,
             });
         }
         for p in params.vararg.iter().chain(&params.kwarg) {
@@ -1907,9 +1935,29 @@ impl<'a> Lowerer<'a> {
             Some((id, old, host))
         });
         let exits_before = self.st().exits;
+        // `if ratio <= 1.0: x, t = y, t + h` on a host read in a loop: the read decides which
+        // tensor the loop carries on with (an adaptive step's accept / reject).
+        // (A comparison alone: a read that is one of several conditions, `if guided and
+        // noise_var > 0:`, mostly feeds arithmetic.)
+        let carried_before = cond
+            .as_ref()
+            .filter(|c| {
+                c.v.host_read.is_some()
+                    && matches!(test, Some(Expr::Compare(_)))
+                    && !self.st().loop_stack.is_empty()
+            })
+            .map(|_| self.st().env.clone());
         self.st().branch_depth += 1;
         self.stmts(body);
         self.st().branch_depth -= 1;
+        let decides_carried = carried_before.is_some_and(|before| {
+            let st = self.st();
+            let innermost = st.loop_stack.last().copied();
+            before.iter().enumerate().any(|(id, old)| {
+                let new = &st.env[id];
+                new != old && new.is_tensorish() && st.func.bindings[id].def_loop != innermost
+            })
+        });
         if let Some((id, old, host)) = narrowed {
             let st = self.st();
             st.narrowed.pop();
@@ -1930,7 +1978,7 @@ impl<'a> Lowerer<'a> {
             self.st().opt_in_depth -= 1;
         }
         if let Some(cond) = cond {
-            let exits = self.st().exits > exits_before;
+            let exits = self.st().exits > exits_before || decides_carried;
             // `if (next == eos).all(): break` on what may be a tensor (a model's output) waits
             // for the device as well; only the callers' timers care (P302).
             if exits && cond.v.kind == ValueKind::MaybeTensor && test.is_some_and(is_reduction_test)
@@ -2310,6 +2358,7 @@ impl<'a> Lowerer<'a> {
                 Val::new(out)
             }
             Expr::Compare(c) => {
+                self.mark_sentinel_default(c);
                 let mut out = Value::unknown(span.clone());
                 let mut tensors = Vec::new();
                 let mut thresholds = 0usize;
@@ -3923,6 +3972,11 @@ impl<'a> Lowerer<'a> {
         if arg_tensors.len() == 1 && t::ELEMENTWISE_FUNCTIONS.contains(&last) {
             v.host_scalar.clone_from(&first.host_scalar);
         }
+        // `1 + torch.sum(1.0 / ii)` of a host `ii`: a full reduction is 0-dim, so a host one
+        // mixes with any device as an operand.
+        if args.len() == 1 && kw("dim").is_none() && kw("axis").is_none() {
+            to_host_scalar(&mut v, last);
+        }
         // `torch.sum(a * b)` returns a tensor whatever is known of `a` and `b`: it takes only
         // tensors.
         if !t::TENSOR_FUNCTIONS.contains(&rest) {
@@ -4771,6 +4825,10 @@ impl<'a> Lowerer<'a> {
                     v.kind = ValueKind::Tensor;
                 }
             }
+            // `t.sum()` of a host `t`: 0-dim (see `to_host_scalar`).
+            if args.is_empty() && kwargs.is_empty() {
+                to_host_scalar(&mut v, name);
+            }
             // `torch.tensor(n - 1).view(-1, 1)`: a 0-dim host scalar given dimensions is a host
             // tensor, which no longer mixes with accelerator tensors.
             if matches!(name, "view" | "reshape" | "unsqueeze" | "expand" | "repeat")
@@ -5239,6 +5297,37 @@ fn host_reads_behind(env: &[Value], v: &Value) -> Vec<Span> {
 /// Whether a binary operator compares.
 fn is_comparison(op: &str) -> bool {
     matches!(op, "==" | "!=" | "<" | ">" | "<=" | ">=")
+}
+
+/// A full reduction (`sum`, `mean`, `max`, .. over every element, no `dim`) of a host tensor
+/// is a 0-dim host tensor: an operand that mixes with tensors on any device, as `PyTorch` allows
+/// for 0-dim CPU tensors. `v` is the reduction's result, still carrying its input's device.
+fn to_host_scalar(v: &mut Value, reduction: &str) {
+    let full = matches!(
+        reduction,
+        "sum"
+            | "mean"
+            | "prod"
+            | "amax"
+            | "amin"
+            | "max"
+            | "min"
+            | "median"
+            | "std"
+            | "var"
+            | "norm"
+            | "nansum"
+            | "nanmean"
+            | "nanmedian"
+            | "count_nonzero"
+            | "all"
+            | "any"
+    );
+    if full && v.device == Device::Cpu && v.host_scalar.is_none() {
+        let origin = v.origin.take();
+        v.device = Device::Unknown;
+        v.host_scalar = origin;
+    }
 }
 
 /// The target of an in-place update (`acc += x`, `acc.add_(x)`) as an operand: a 0-dim tensor

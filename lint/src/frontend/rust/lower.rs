@@ -830,6 +830,7 @@ impl<'a> Lowerer<'a> {
                     default: None,
                     host_data: false,
                     cuda_only: false,
+                    sentinel_default: false,
                 });
             }
         }
