@@ -3709,7 +3709,20 @@ impl<'a> Lowerer<'a> {
         // returns there; the result is not the caller's data where it was.
         let places = args.iter().any(|a| a.value.kind == ValueKind::Device);
         let mut v = self.call_result(target, args, &arg_tensors, span.clone());
-        self.maybe_op(&name, arg_tensors, span);
+        // `fold_op(dofs, .., torch.tensor(gens, device="cpu"))`: a tensor built on the host by
+        // an explicit `device="cpu"` beside device data is what the callee takes there (a
+        // compiled op's host table), not an operand that meets the others. (A callee of the tree
+        // is judged by its summary instead.)
+        let operands = arg_tensors
+            .into_iter()
+            .filter(|a| {
+                !(a.device == Device::Cpu
+                    && a.origin
+                        .as_ref()
+                        .is_some_and(|o| !o.is_transfer && o.device_span.is_some()))
+            })
+            .collect();
+        self.maybe_op(&name, operands, span);
         v.reads = if places { Reads::new() } else { reads };
         // `get_comm_device(group)`, `get_device()`: a device, not a tensor.
         if name.starts_with("get_") && name.ends_with("device") {
