@@ -489,6 +489,29 @@ struct FlagArms {
     facts: Vec<FlagFact>,
 }
 
+/// Where each arm of an `if` starts, without a copy of the environment per arm: the entry
+/// environment with the arm's flag facts applied, and for a name an earlier arm bound first (past
+/// the entry environment), that earlier arm's end.
+struct ArmStarts<'e> {
+    entry: &'e [Value],
+    facts: &'e [Vec<(usize, Value)>],
+    ends: &'e [Vec<Value>],
+}
+
+impl ArmStarts<'_> {
+    /// The value of binding `id` when arm `k` started (`None` where it was not bound yet).
+    fn get(&self, k: usize, id: usize) -> Option<&Value> {
+        if id < self.entry.len() {
+            let fact = self
+                .facts
+                .get(k)
+                .and_then(|f| f.iter().rev().find(|(fid, _)| *fid == id));
+            return Some(fact.map_or(&self.entry[id], |(_, v)| v));
+        }
+        k.checked_sub(1).and_then(|p| self.ends.get(p)?.get(id))
+    }
+}
+
 /// One binding of [`FlagArms`].
 #[derive(Clone)]
 struct FlagFact {
@@ -1700,7 +1723,10 @@ impl<'a> Lowerer<'a> {
                     .collect::<Vec<_>>(),
             )
         });
-        let mut starts: Vec<Vec<Value>> = Vec::new();
+        // What each arm (and, without an `else`, the path that skips them all, which is the
+        // entry environment itself) binds at its end. An arm starts from the entry environment,
+        // with a flag's recorded facts applied, and, for the names earlier arms bound first, from
+        // the previous arm's end (see `ArmStarts`).
         let mut ends: Vec<Vec<Value>> = Vec::new();
         let mut leaves: Vec<bool> = Vec::new();
         let arms: Vec<(Option<&Expr>, &[Stmt])> = std::iter::once((Some(&*i.test), &i.body[..]))
@@ -1710,6 +1736,7 @@ impl<'a> Lowerer<'a> {
                     .map(|c| (c.test.as_ref(), &c.body[..])),
             )
             .collect();
+        let mut start_facts: Vec<Vec<(usize, Value)>> = Vec::new();
         for (n, &(test, body)) in arms.iter().enumerate() {
             if n > 0 {
                 let st = self.st();
@@ -1718,19 +1745,22 @@ impl<'a> Lowerer<'a> {
                 // `holds_tensor_in_branch`.)
                 st.env[..entry.len()].clone_from_slice(&entry);
             }
+            let mut facts_here = Vec::new();
             if let (Some(facts), Some((_, negated))) = (&recorded, &flag) {
                 // Arm 0 runs when the test holds: the flag is set unless the test negates it.
                 let flag_set = (n == 0) != *negated;
                 let st = self.st();
                 for f in facts {
-                    st.env[f.id] = if flag_set {
+                    let v = if flag_set {
                         f.set.clone()
                     } else {
                         f.unset.clone()
                     };
+                    st.env[f.id] = v.clone();
+                    facts_here.push((f.id, v));
                 }
             }
-            starts.push(self.st().env.clone());
+            start_facts.push(facts_here);
             self.branch(test, body);
             ends.push(self.st().env.clone());
             leaves.push(matches!(
@@ -1738,15 +1768,17 @@ impl<'a> Lowerer<'a> {
                 Some(Stmt::Return(_) | Stmt::Raise(_) | Stmt::Continue(_) | Stmt::Break(_))
             ));
         }
-        if !has_else {
-            // The path that skips every arm.
-            starts.push(entry.clone());
-            ends.push(entry.clone());
-            leaves.push(false);
-        }
+        let starts = ArmStarts {
+            entry: &entry,
+            facts: &start_facts,
+            ends: &ends,
+        };
+        // The path that skips every arm (no `else`) starts and ends at the entry environment: it
+        // rebinds nothing.
+        let skip = (!has_else).then_some(ends.len());
         // The last arm's bindings stand (as before); an earlier arm's stand where no later arm
         // (that goes on past the `if`) rebound them.
-        let last = ends.len() - 1;
+        let last = skip.unwrap_or(ends.len() - 1);
         {
             let st = self.st();
             st.env[..entry.len()].clone_from_slice(&entry);
@@ -1761,7 +1793,7 @@ impl<'a> Lowerer<'a> {
                     if id >= st.env.len() {
                         break;
                     }
-                    if starts[k].get(id) != Some(v) {
+                    if starts.get(k, id) != Some(v) {
                         st.env[id] = v.clone();
                     }
                 }
@@ -1777,7 +1809,7 @@ impl<'a> Lowerer<'a> {
             let st = self.st();
             for (id, v) in ends[k].iter().enumerate() {
                 let built_on_host = v.is_tensorish()
-                    && starts[k].get(id) != Some(v)
+                    && starts.get(k, id) != Some(v)
                     && match &v.device {
                         Device::Cpu => v.origin.as_ref().is_some_and(|o| !o.is_transfer),
                         Device::Call(c) => {
@@ -1796,15 +1828,16 @@ impl<'a> Lowerer<'a> {
             }
         }
         if has_else {
-            let before_last = ends[..last].to_vec();
-            self.keep_host_branch(&entry, &before_last);
+            self.keep_host_branch(&entry, &ends[..ends.len() - 1]);
         }
         if let (Some((key, negated)), false) = (flag, leaves.iter().any(|&l| l)) {
             let st = self.st();
-            let (set_end, unset_end) = if negated {
-                (&ends[1], &ends[0])
+            // Without an `else`, the flag's other arm is the path that skips the `if`.
+            let other: &[Value] = ends.get(1).map_or(&entry[..], |e| &e[..]);
+            let (set_end, unset_end): (&[Value], &[Value]) = if negated {
+                (other, &ends[0])
             } else {
-                (&ends[0], &ends[1])
+                (&ends[0], other)
             };
             let facts: Vec<FlagFact> = (0..st.env.len())
                 .filter(|&id| set_end.get(id) != unset_end.get(id))
