@@ -61,7 +61,8 @@ declare_rule! {
     ///
     /// ## Known problems
     /// `.item()` of a Python parameter that the function never uses as a tensor is not reported:
-    /// it may be a `NumPy` scalar or a number (an image size).
+    /// it may be a `NumPy` scalar or a number (an image size). Nor is `.item()` of a value not
+    /// known to be a tensor in a file that imports `numpy` and never imports `torch`.
     ///
     /// A read whose result decides when the loop stops (`if next == eos { break }`, a line search
     /// testing its step), or is fed back into the host data the loop builds its next input from
@@ -169,6 +170,18 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                     .iter()
                     .any(|p| p.binding == tensor.var && !p.tensor_use);
             if untyped_parameter {
+                continue;
+            }
+            // In a Python file that computes with NumPy and never imports torch (nor `*`, nor
+            // any `Tensor` wrapper), `.item()` of what is not known to be a tensor reads a NumPy
+            // scalar (`statistics[key].item()`).
+            if checker.is_python()
+                && !checker.file.tensor_api
+                && source.contains("import numpy")
+                && !tensor.is_tensor()
+                && !source.contains("import *")
+                && !source.contains("Tensor")
+            {
                 continue;
             }
             let (device, origin) = checker.resolve(tensor);

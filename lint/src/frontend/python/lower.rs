@@ -3202,7 +3202,24 @@ impl<'a> Lowerer<'a> {
         // (`torch.sqrt(torch.tensor(2.0)) * fwhm`), not a 0-dim host tensor.
         let scalar_lhs =
             lhs.host_scalar.is_some() && rhs.is_tensorish() && rhs.host_scalar.is_none();
-        let mut v = if (lhs.is_tensorish() || !rhs.is_tensorish()) && !rhs_known && !scalar_lhs {
+        // `torch.eye(n) + self.delta` with model state: where it does not fail (on the host), the
+        // result is where the model is, and so is every later use of it (`self.t_tilde -
+        // torch.eye(n)` meets it again). The meeting itself is reported here. (Not extended to
+        // the input's device: host-only helpers given annotated tensors then look device-generic.)
+        let host_lhs = lhs.is_tensor()
+            && lhs.device == Device::Cpu
+            && lhs
+                .origin
+                .as_ref()
+                .is_some_and(|o| !o.is_transfer && !o.flag_host)
+            && op.len() == 1
+            && rhs.is_tensor()
+            && matches!(rhs.device, Device::Cached | Device::Field(_));
+        let mut v = if (lhs.is_tensorish() || !rhs.is_tensorish())
+            && !rhs_known
+            && !scalar_lhs
+            && !host_lhs
+        {
             lhs.clone()
         } else {
             rhs.clone()
@@ -4830,9 +4847,13 @@ impl<'a> Lowerer<'a> {
                 return Val::new(v);
             }
             // `td.set(key, t)` on what is taken for a tensor but is a container of tensors (a `TensorDict`, which
-            // moves what it stores to its own device): a store, not an op.
+            // moves what it stores to its own device): a store, not an op. So is a lookup.
             // (A `torch.Tensor` has none of these methods.)
+            // `out.get("scores", torch.tensor([]))`: a lookup's default is returned where the key
+            // is missing, it meets nothing either.
+            let lookup_default = matches!(name, "get" | "pop") && args.len() == 2;
             let stores = matches!(name, "update" | "append" | "extend")
+                || lookup_default
                 || name.starts_with("set") && !name.ends_with('_');
             if !t::CROSS_DEVICE_METHODS.contains(&name)
                 && !t::SHAPE_METHODS.contains(&name)
@@ -5138,6 +5159,8 @@ fn param_kind(name: &str, annotation: Option<&str>, default: Option<&Expr>) -> (
         Some(a) if is_tensor_annotation(a) => (ValueKind::Tensor, Device::Input),
         // A device parameter is device-generic: the device of parameter k.
         Some(a) if a.contains("device") => (ValueKind::Device, Device::Input),
+        // `nn_model: Optional[torch.nn.Module]`: a module (`nn_model.to(device)` is one too).
+        Some(a) if is_module_annotation(a) => (ValueKind::Module, Device::Unknown),
         Some(_) => (ValueKind::Other, Device::Unknown),
         None if t::is_device_name(name) => (ValueKind::Device, Device::Input),
         None if literal_default || t::is_host_value_name(name) => {
@@ -5145,6 +5168,18 @@ fn param_kind(name: &str, annotation: Option<&str>, default: Option<&Expr>) -> (
         }
         None => (ValueKind::MaybeTensor, Device::Input),
     }
+}
+
+/// Whether a parameter annotation names `torch.nn.Module` (`nn.Module`, `Optional[nn.Module]`,
+/// `torch.nn.Module | None`).
+fn is_module_annotation(annotation: &str) -> bool {
+    let inner = annotation
+        .trim()
+        .strip_prefix("Optional[")
+        .and_then(|a| a.strip_suffix(']'))
+        .unwrap_or(annotation);
+    let inner = inner.split('|').next().unwrap_or(inner).trim();
+    matches!(inner, "nn.Module" | "torch.nn.Module" | "Module")
 }
 
 /// Whether a condition compares something with the bare `"cuda"` device (`device == "cuda"`,
