@@ -65,7 +65,8 @@ declare_rule! {
     /// known to be a tensor in a file that imports `numpy` and never imports `torch`.
     ///
     /// A read whose result decides when the loop stops (`if next == eos { break }`, a line search
-    /// testing its step), or is fed back into the host data the loop builds its next input from
+    /// testing its step, the bounds of an inner `range()` computed in this iteration), which
+    /// tensor the loop carries on with (an adaptive step's accept / reject), or is fed back into the host data the loop builds its next input from
     /// (a sampled token pushed onto the prompt, a forecast slid into the input window), is
     /// needed on the host and is not reported, even when it also feeds arithmetic. A read done only on some iterations (`if step == 1 { .. }`) is reported: the
     /// rule cannot tell how often the branch runs.

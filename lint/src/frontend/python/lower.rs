@@ -1571,11 +1571,38 @@ impl<'a> Lowerer<'a> {
                     let rows: Vec<Value> = iters.iter().map(|i| self.eval(i).v).collect();
                     (targets, rows)
                 });
+                let before = self.st().func.events.len();
                 let iter = if zipped.is_none() {
                     self.eval(&f.iter).v
                 } else {
                     Value::unknown(span_of(f.iter.range()))
                 };
+                // `for m in range(int(lo.min()), int(hi.max()) + 1)`: the reads bound the loop,
+                // which the host needs (a decision, as a `while` test's read is).
+                let range = matches!(&*f.iter, Expr::Call(c)
+                    if self.qualified(&c.func).as_deref() == Some("range"));
+                // (Only bounds that change with the enclosing loop: `range(batch.max().item())`
+                // of a `batch` the loop does not change could be read once, before it.)
+                if range {
+                    let st = self.st();
+                    let outer = st.loop_stack.last().copied();
+                    let varies = |b: &BindingId| {
+                        let binding = &st.func.bindings[*b as usize];
+                        outer.is_some()
+                            && (binding.def_loop == outer || binding.assigned_in.contains(&outer))
+                    };
+                    let reads: Vec<Span> = st.func.events[before..]
+                        .iter()
+                        .filter(|e| {
+                            matches!(&e.kind, EventKind::HostRead { source, .. }
+                                if source.reads.iter().any(varies))
+                        })
+                        .map(|e| e.span.clone())
+                        .collect();
+                    for read in reads {
+                        self.emit(EventKind::HostDecision { read: read.clone() }, read);
+                    }
+                }
                 self.enter_loop(span_of(f.range), &f.body);
                 if let Some((_, t)) = counted {
                     let count = Value::unknown(span_of(t.elts[0].range()));
