@@ -94,6 +94,14 @@ impl Violation for HostSyncInLoop {
 pub(crate) fn check(checker: &mut Checker<'_>) {
     let mut seen = HashSet::new();
     let source = checker.file.source.clone();
+    // A Python file that computes with NumPy and never imports torch (nor `*`, nor any `Tensor`
+    // wrapper): `.item()` of what is not known to be a tensor reads a NumPy scalar
+    // (`statistics[key].item()`).
+    let numpy_file = checker.is_python()
+        && !checker.file.tensor_api
+        && source.contains("import numpy")
+        && !source.contains("import *")
+        && !source.contains("Tensor");
     for (index, func) in checker.functions() {
         // Every caller passes this function host-built tensors: its tensor parameters (and what
         // it computes from them) are on the host.
@@ -173,16 +181,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             if untyped_parameter {
                 continue;
             }
-            // In a Python file that computes with NumPy and never imports torch (nor `*`, nor
-            // any `Tensor` wrapper), `.item()` of what is not known to be a tensor reads a NumPy
-            // scalar (`statistics[key].item()`).
-            if checker.is_python()
-                && !checker.file.tensor_api
-                && source.contains("import numpy")
-                && !tensor.is_tensor()
-                && !source.contains("import *")
-                && !source.contains("Tensor")
-            {
+            if numpy_file && !tensor.is_tensor() {
                 continue;
             }
             let (device, origin) = checker.resolve(tensor);

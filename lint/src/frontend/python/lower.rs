@@ -1580,7 +1580,8 @@ impl<'a> Lowerer<'a> {
                 // `for m in range(int(lo.min()), int(hi.max()) + 1)`: the reads bound the loop,
                 // which the host needs (a decision, as a `while` test's read is).
                 let range = matches!(&*f.iter, Expr::Call(c)
-                    if self.qualified(&c.func).as_deref() == Some("range"));
+                    if matches!(&*c.func, Expr::Name(n) if n.id.as_str() == "range")
+                        && self.is_qualified(&c.func));
                 // (Only bounds that change with the enclosing loop: `range(batch.max().item())`
                 // of a `batch` the loop does not change could be read once, before it.)
                 if range {
@@ -5411,26 +5412,7 @@ fn is_comparison(op: &str) -> bool {
 /// is a 0-dim host tensor: an operand that mixes with tensors on any device, as `PyTorch` allows
 /// for 0-dim CPU tensors. `v` is the reduction's result, still carrying its input's device.
 fn to_host_scalar(v: &mut Value, reduction: &str) {
-    let full = matches!(
-        reduction,
-        "sum"
-            | "mean"
-            | "prod"
-            | "amax"
-            | "amin"
-            | "max"
-            | "min"
-            | "median"
-            | "std"
-            | "var"
-            | "norm"
-            | "nansum"
-            | "nanmean"
-            | "nanmedian"
-            | "count_nonzero"
-            | "all"
-            | "any"
-    );
+    let full = t::FULL_REDUCTIONS.contains(&reduction);
     if full && v.device == Device::Cpu && v.host_scalar.is_none() {
         let origin = v.origin.take();
         v.device = Device::Unknown;

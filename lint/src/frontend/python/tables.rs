@@ -843,3 +843,25 @@ pub(crate) const ELEMENTWISE_FUNCTIONS: &[&str] = &[
 /// Bases of dataset classes (`torch.utils.data`), by last segment: their methods run in the
 /// data loader's host workers.
 pub(crate) const DATASET_BASES: &[&str] = &["Dataset", "IterableDataset"];
+
+/// Reductions that, given no `dim`, reduce every element to one 0-dim tensor (`t.sum()`,
+/// `torch.amax(t)`).
+pub(crate) const FULL_REDUCTIONS: &[&str] = &[
+    "sum",
+    "mean",
+    "prod",
+    "amax",
+    "amin",
+    "max",
+    "min",
+    "median",
+    "std",
+    "var",
+    "norm",
+    "nansum",
+    "nanmean",
+    "nanmedian",
+    "count_nonzero",
+    "all",
+    "any",
+];
