@@ -298,7 +298,8 @@ pub enum EventKind {
         /// when the clock is read here (`start.elapsed()`, `time.time() - start`).
         end: Option<u32>,
         /// The reading paces a loop rather than measuring it: it is given to a sleep
-        /// (`time.sleep(1 / fps - (time.perf_counter() - t0))`, or through a variable).
+        /// (`time.sleep(1 / fps - (time.perf_counter() - t0))`, or through a variable), or
+        /// compared with a limit (`time.time() - t0 >= limit`, a deadline).
         pacing: bool,
     },
     /// A device with a literal ordinal (`Device::Cuda(1)`, `Device::new_cuda(0)`).

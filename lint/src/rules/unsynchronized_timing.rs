@@ -67,8 +67,11 @@ declare_rule! {
     /// (`print("{:.0f}".format(acc.sum()))`). Calls of host libraries (`numpy`, `scipy`) queue no
     /// device work, nor do calls of functions of the tree whose modules never import `torch`
     /// and call nothing that does. A reading given to a sleep
-    /// (`time.sleep(1 / fps - (time.perf_counter() - t0))`) paces a loop and is not reported,
-    /// nor is work on values known to be on the host.
+    /// (`time.sleep(1 / fps - (time.perf_counter() - t0))`) paces a loop and is not reported, nor
+    /// is one compared with a limit (`time.time() - t0 >= time_limit`, `start.elapsed() >
+    /// budget`: a deadline), nor is work on values known to be on the host. A blocking copy to the
+    /// device (`images.to(device)`, no `non_blocking=True`) returns when the copy is done, so
+    /// timing it alone is right.
     ///
     /// ## Known problems
     /// On the CPU, work is synchronous and the measurement is right; the rule cannot always tell
@@ -175,6 +178,29 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 EventKind::Transfer {
                     to: Device::Cpu, ..
                 } if crate::utils::blocking(&func.events, &e.span) => false,
+                // A blocking copy from the host to the device (`images.to(device)`) returns when
+                // the copy is done (PyTorch synchronises the stream after it), and a tensor
+                // already there is not copied: nothing is left queued. (A cast to what may be a
+                // dtype, `t.to(compute_dtype)`, is device work.)
+                EventKind::Transfer {
+                    source: moved,
+                    to,
+                    to_value,
+                    ..
+                } if checker.is_python()
+                    && !to_value.is_tensor()
+                    && matches!(
+                        to,
+                        Device::Cuda(_) | Device::Input | Device::Cached | Device::Cpu
+                    )
+                    && crate::utils::blocking(&func.events, &e.span)
+                    && matches!(
+                        checker.resolve(moved).0,
+                        Device::Cpu | Device::Unknown | Device::Input
+                    ) =>
+                {
+                    false
+                }
                 // (Rust: work on what is not known to be on the host may be queued.)
                 EventKind::DeviceWork { inputs } => {
                     inputs.is_empty()

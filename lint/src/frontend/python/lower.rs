@@ -2420,6 +2420,7 @@ impl<'a> Lowerer<'a> {
             }
             Expr::Compare(c) => {
                 self.mark_sentinel_default(c);
+                let before = self.st().func.events.len();
                 let mut out = Value::unknown(span.clone());
                 let mut tensors = Vec::new();
                 let mut thresholds = 0usize;
@@ -2455,6 +2456,10 @@ impl<'a> Lowerer<'a> {
                         thresholds += 1;
                     }
                 }
+                // `time.time() - t0 >= limit`: a deadline or a throttle compares the reading with
+                // a limit; it measures nothing.
+                let deadlines = self.timer_reads_since(before);
+                self.mark_pacing_reads(deadlines);
                 // `a < b` on two tensors is an elementwise op: a mask where `a` is.
                 let elementwise = c.ops.iter().all(|op| {
                     !matches!(
@@ -3063,11 +3068,17 @@ impl<'a> Lowerer<'a> {
                 reads.extend(r.iter().copied());
             }
         }
+        self.mark_pacing_reads(reads);
+    }
+
+    /// Marks the [`EventKind::TimerRead`] events at `reads` as pacing (or deadline) readings.
+    fn mark_pacing_reads(&mut self, reads: Vec<u32>) {
+        let events = &mut self.st().func.events;
         for i in reads {
             if let Some(Event {
                 kind: EventKind::TimerRead { pacing, .. },
                 ..
-            }) = st.func.events.get_mut(i as usize)
+            }) = events.get_mut(i as usize)
             {
                 *pacing = true;
             }

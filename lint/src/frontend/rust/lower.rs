@@ -2149,6 +2149,7 @@ impl<'a> Lowerer<'a> {
 
     fn eval_binary(&mut self, b: &syn::ExprBinary, span: Span) -> Val {
         use syn::BinOp as B;
+        let before = self.st().func.events.len();
         let lhs = self.eval(&b.left);
         let rhs = self.eval(&b.right);
         let reads = reads_of(&[&lhs.v, &rhs.v]);
@@ -2161,6 +2162,18 @@ impl<'a> Lowerer<'a> {
             B::AddAssign(_) | B::SubAssign(_) | B::MulAssign(_) | B::DivAssign(_) | B::RemAssign(_)
         );
         if !(arith || compound) {
+            // `start.elapsed() > timeout`: a deadline compares the reading with a limit; it
+            // measures nothing.
+            if matches!(
+                b.op,
+                B::Lt(_) | B::Le(_) | B::Gt(_) | B::Ge(_) | B::Eq(_) | B::Ne(_)
+            ) {
+                for e in &mut self.st().func.events[before..] {
+                    if let EventKind::TimerRead { pacing, .. } = &mut e.kind {
+                        *pacing = true;
+                    }
+                }
+            }
             // Comparisons keep the host read they use: `if next == eos { break }`.
             let mut v = Value::unknown(span);
             v.reads = reads;
