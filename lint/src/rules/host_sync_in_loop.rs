@@ -10,7 +10,8 @@ declare_rule! {
     /// Checks for host reads (`to_scalar`, `to_vec1`, `item`, `f64::try_from(&t)`) inside a loop
     /// whose value feeds host arithmetic or is accumulated (`total += loss.to_scalar::<f32>()?`).
     /// Reads that are only logged (inside `println!`, `tracing::info!`, ...) or done every N steps
-    /// (`if step % 100 == 0`) are not reported, nor reads in a function whose signature names a
+    /// (`if step % 100 == 0`, or the counter tested against a schedule: `if i in marks:` in
+    /// `for i in range(steps)`) are not reported, nor reads in a function whose signature names a
     /// backend that computes on the host only (burn's `NdArray`, directly or through a type alias
     /// of the file), or in a method of a type whose weights are loaded onto `Device::Cpu` by
     /// construction (see tensor-on-default-device): no device to wait for.

@@ -1955,8 +1955,46 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Whether `test` tests an enclosing loop's counter against a schedule (`if i in marks:`
+    /// in `for i in range(steps)`): the arm runs at chosen
+    /// iterations, as under `if step % 100 == 0:`.
+    fn counter_in_schedule(&self, test: &Expr, body: &[Stmt]) -> bool {
+        let Expr::Compare(c) = test else {
+            return false;
+        };
+        // (A schedule is a name the arm does not index: `c in inter` of a per-class dict that
+        // the arm fills, `inter[c] += ..`, is not one.)
+        let ([ast::CmpOp::In], Expr::Name(n), [Expr::Name(schedule)]) =
+            (&*c.ops, &*c.left, &*c.comparators)
+        else {
+            return false;
+        };
+        let indexed = format!("{}[", schedule.id);
+        if body.iter().any(|b| self.src_of(b).contains(&indexed)) {
+            return false;
+        }
+        let Some(st) = self.stack.last() else {
+            return false;
+        };
+        let name = n.id.as_str();
+        st.loop_stack.iter().any(|&id| {
+            let header = self
+                .src
+                .get(st.func.loops[id as usize].span.clone())
+                .unwrap_or("");
+            header
+                .strip_prefix("for ")
+                .and_then(|t| t.strip_prefix(name))
+                .is_some_and(|t| {
+                    t.starts_with(" in range(")
+                        || (t.starts_with(", ") && t.contains(" in enumerate("))
+                })
+        })
+    }
+
     fn branch_body(&mut self, test: Option<&Expr>, body: &[Stmt]) {
-        let periodic = test.is_some_and(|t| self.src_of(t).contains('%'));
+        let periodic =
+            test.is_some_and(|t| self.src_of(t).contains('%') || self.counter_in_schedule(t, body));
         let cond = test.map(|t| self.eval(t));
         if let Some(cond) = &cond {
             // `if t:` on a tensor reads its value on the host.
