@@ -412,6 +412,10 @@ pub struct Param {
     /// Python: the body tests it against its own default (`device == "cuda"` with
     /// `device="cuda"`): the default is a sentinel for "not given" that the body replaces.
     pub sentinel_default: bool,
+    /// Python: the body tests it against its own default beside `torch.cuda.is_available()`
+    /// (`if device == "cuda" and not torch.cuda.is_available(): self.device = "cpu"`): where
+    /// there is no accelerator, it falls back to the host.
+    pub falls_back: bool,
 }
 
 /// A loop (`for`, `while`, `loop`) of a function.

@@ -25,7 +25,9 @@ declare_rule! {
     /// `torch.cuda.memory_allocated(device)`) or raises unless it is a CUDA device (`if
     /// device.type != "cuda": raise ..`, `assert device.type == "cuda"`): the default picks
     /// which GPU, not the accelerator. Nor is a default the body tests for and replaces
-    /// (`device = prior_device if device == "cuda" else device`): a sentinel for "not given".
+    /// (`device = prior_device if device == "cuda" else device`): a sentinel for "not given";
+    /// nor one tested beside `torch.cuda.is_available()` (`if device == "cuda" and not
+    /// torch.cuda.is_available(): self.device = "cpu"`), which falls back to the host.
     ///
     /// ## Example
     /// ```python
@@ -156,7 +158,9 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                             .count()
                             > 1
                 });
-                if param.sentinel_default && rebound {
+                // (Or one tested beside `torch.cuda.is_available()`: the body falls back to the
+                // host where there is no accelerator.)
+                if param.sentinel_default && (rebound || param.falls_back) {
                     continue;
                 }
                 // A CUDA-only function (`.cuda(device)`, a `raise` for other devices): the

@@ -1062,8 +1062,9 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `device == "cuda"` in a function whose parameter `device` defaults to `"cuda"`: marks the
-    /// default a sentinel ([`crate::ir::Param::sentinel_default`]).
-    fn mark_sentinel_default(&mut self, c: &ast::ExprCompare) {
+    /// default a sentinel ([`crate::ir::Param::sentinel_default`]); `beside_available`: the test
+    /// stands beside `torch.cuda.is_available()` ([`crate::ir::Param::falls_back`]).
+    fn mark_sentinel_default(&mut self, c: &ast::ExprCompare, beside_available: bool) {
         let ([ast::CmpOp::Eq | ast::CmpOp::NotEq], [right]) = (&*c.ops, &*c.comparators) else {
             return;
         };
@@ -1084,6 +1085,7 @@ impl<'a> Lowerer<'a> {
             let default = p.default.as_ref().and_then(|d| src.get(d.span.clone()));
             if default.is_some_and(|d| d.trim_matches(['"', '\'']) == literal) {
                 p.sentinel_default = true;
+                p.falls_back |= beside_available;
             }
         }
     }
@@ -1368,6 +1370,7 @@ impl<'a> Lowerer<'a> {
                 host_data: false,
                 cuda_only: false,
                 sentinel_default: false,
+                falls_back: false,
             });
         }
         for p in params.vararg.iter().chain(&params.kwarg) {
@@ -2423,6 +2426,18 @@ impl<'a> Lowerer<'a> {
                 v
             }
             Expr::BoolOp(b) => {
+                // `device == "cuda" and not torch.cuda.is_available()`: a fallback to the host.
+                if b.op == ast::BoolOp::And
+                    && b.values
+                        .iter()
+                        .any(|v| self.src_of(v).contains("is_available()"))
+                {
+                    for v in &b.values {
+                        if let Expr::Compare(c) = v {
+                            self.mark_sentinel_default(c, true);
+                        }
+                    }
+                }
                 let mut out = Value::unknown(span);
                 let mut last = None;
                 // `params["device"] or ("cuda:0" if .. else "cpu")`: the fallback when no device
@@ -2457,7 +2472,7 @@ impl<'a> Lowerer<'a> {
                 Val::new(out)
             }
             Expr::Compare(c) => {
-                self.mark_sentinel_default(c);
+                self.mark_sentinel_default(c, false);
                 let before = self.st().func.events.len();
                 let mut out = Value::unknown(span.clone());
                 let mut tensors = Vec::new();

@@ -831,6 +831,7 @@ impl<'a> Lowerer<'a> {
                     host_data: false,
                     cuda_only: false,
                     sentinel_default: false,
+                    falls_back: false,
                 });
             }
         }
