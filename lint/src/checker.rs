@@ -225,7 +225,14 @@ impl<'a> Program<'a> {
             if !crate::frontend::python::is_python(&file.path) {
                 continue;
             }
-            for (i, f) in file.functions.iter().enumerate() {
+            // (Not a class's `__init__`: a class is constructed by its users, whatever the
+            // tree's own constructions pass; `DBNet(device="cuda")` chooses for them.)
+            for (i, f) in file
+                .functions
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.meta.name != "__init__")
+            {
                 let params: Vec<u16> = f
                     .params
                     .iter()
@@ -560,36 +567,7 @@ impl<'a> Program<'a> {
     /// both).
     pub(crate) fn resolve_call(&self, target: &CallTarget, from: FileId) -> Callees {
         match target {
-            CallTarget::Method { self_type, name } => {
-                // The type's own method, else the nearest base class's that has it (Python
-                // classes of the tree, bases named by their last path segment), bases searched
-                // depth first, left to right: Python's method resolution order except for
-                // diamonds. A base outside the tree (`nn.Module`) defines none of the tree's
-                // methods, so `class M(nn.Module, Mixin)` finds `Mixin`'s.
-                let mut work: Vec<&str> = vec![self_type.as_str()];
-                let mut seen: Vec<&str> = Vec::new();
-                while let Some(ty) = work.pop() {
-                    if seen.contains(&ty) || seen.len() >= 32 {
-                        continue;
-                    }
-                    seen.push(ty);
-                    if let Some(found) = self.methods.get(&(ty, name.as_str())) {
-                        // A type of the caller's own file shadows same-named types elsewhere
-                        // (every candle model file has its own `MLP`).
-                        let local: Callees =
-                            found.iter().copied().filter(|r| r.0 == from).collect();
-                        return if local.is_empty() {
-                            Callees::from_slice(found)
-                        } else {
-                            local
-                        };
-                    }
-                    if let Some(bases) = self.bases.get(ty) {
-                        work.extend(bases.iter().rev().copied());
-                    }
-                }
-                Callees::new()
-            }
+            CallTarget::Method { self_type, name } => self.resolve_method(self_type, name, from),
             CallTarget::Free { name } => {
                 // `module.function`: a function of the tree's module of that name (Python's
                 // `from ..utils import common_functions as c_f; c_f.to_device(..)`), or of a
@@ -606,6 +584,13 @@ impl<'a> Program<'a> {
                         .collect();
                 }
                 let Some(free) = self.free.get(name.as_str()) else {
+                    // Python: `Sampler(steps, device=device)` constructs a class of the tree,
+                    // a call of its `__init__` (the receiver left out, as in its parameters).
+                    if name.starts_with(|c: char| c.is_uppercase())
+                        && crate::frontend::python::is_python(&self.file(from).path)
+                    {
+                        return self.resolve_method(name, "__init__", from);
+                    }
                     return Callees::new();
                 };
                 let local: Callees = free.iter().copied().filter(|r| r.0 == from).collect();
@@ -616,6 +601,37 @@ impl<'a> Program<'a> {
                 }
             }
         }
+    }
+
+    /// The method `name` of type `self_type` a call may reach, see [`Self::resolve_call`].
+    fn resolve_method(&self, self_type: &str, name: &str, from: FileId) -> Callees {
+        // The type's own method, else the nearest base class's that has it (Python
+        // classes of the tree, bases named by their last path segment), bases searched
+        // depth first, left to right: Python's method resolution order except for
+        // diamonds. A base outside the tree (`nn.Module`) defines none of the tree's
+        // methods, so `class M(nn.Module, Mixin)` finds `Mixin`'s.
+        let mut work: Vec<&str> = vec![self_type];
+        let mut seen: Vec<&str> = Vec::new();
+        while let Some(ty) = work.pop() {
+            if seen.contains(&ty) || seen.len() >= 32 {
+                continue;
+            }
+            seen.push(ty);
+            if let Some(found) = self.methods.get(&(ty, name)) {
+                // A type of the caller's own file shadows same-named types elsewhere
+                // (every candle model file has its own `MLP`).
+                let local: Callees = found.iter().copied().filter(|r| r.0 == from).collect();
+                return if local.is_empty() {
+                    Callees::from_slice(found)
+                } else {
+                    local
+                };
+            }
+            if let Some(bases) = self.bases.get(ty) {
+                work.extend(bases.iter().rev().copied());
+            }
+        }
+        Callees::new()
     }
 
     /// Whether the Python file at `path` is module `module` (`module.py`, `module/__init__.py`)
