@@ -579,6 +579,9 @@ struct Lowerer<'a> {
     probing: u32,
     /// The file names a gloo process group (read once, at its first collective).
     sets_up_gloo: std::cell::OnceCell<bool>,
+    /// The functions of this file named like classes (`def DistanceCorrelation(..)`), found
+    /// at the first call of a capitalised name.
+    capitalised_functions: std::cell::OnceCell<HashSet<String>>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -600,6 +603,7 @@ impl<'a> Lowerer<'a> {
             depth: 0,
             probing: 0,
             sets_up_gloo: std::cell::OnceCell::new(),
+            capitalised_functions: std::cell::OnceCell::new(),
         }
     }
 
@@ -3627,7 +3631,9 @@ impl<'a> Lowerer<'a> {
             return Val::new(Value::unknown(span));
         };
         let name = n.id.as_str();
-        if name.chars().next().is_some_and(char::is_uppercase) {
+        if name.chars().next().is_some_and(char::is_uppercase)
+            && !self.is_capitalised_function(name)
+        {
             // A class of the tree: constructing it calls its `__init__` with these arguments
             // (the checker resolves it; a class from elsewhere resolves to nothing).
             if self.probing == 0 {
@@ -3811,6 +3817,29 @@ impl<'a> Lowerer<'a> {
         };
         v.reads = reads;
         v
+    }
+
+    /// Whether `name` is a function this file defines (`def DistanceCorrelation(..)`), not a
+    /// class: calling it is a call of the tree.
+    fn is_capitalised_function(&self, name: &str) -> bool {
+        self.capitalised_functions
+            .get_or_init(|| {
+                self.src
+                    .lines()
+                    .filter_map(|l| {
+                        let l = l.trim_start();
+                        let rest = l
+                            .strip_prefix("def ")
+                            .or_else(|| l.strip_prefix("async def "))?;
+                        let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_'))?;
+                        let ident = &rest[..end];
+                        ident
+                            .starts_with(|c: char| c.is_uppercase())
+                            .then(|| ident.to_string())
+                    })
+                    .collect()
+            })
+            .contains(name)
     }
 
     fn new_instance(
