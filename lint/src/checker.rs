@@ -225,14 +225,7 @@ impl<'a> Program<'a> {
             if !crate::frontend::python::is_python(&file.path) {
                 continue;
             }
-            // (Not a class's `__init__`: a class is constructed by its users, whatever the
-            // tree's own constructions pass; `DBNet(device="cuda")` chooses for them.)
-            for (i, f) in file
-                .functions
-                .iter()
-                .enumerate()
-                .filter(|(_, f)| f.meta.name != "__init__")
-            {
+            for (i, f) in file.functions.iter().enumerate() {
                 let params: Vec<u16> = f
                     .params
                     .iter()
@@ -584,13 +577,6 @@ impl<'a> Program<'a> {
                         .collect();
                 }
                 let Some(free) = self.free.get(name.as_str()) else {
-                    // Python: `Sampler(steps, device=device)` constructs a class of the tree,
-                    // a call of its `__init__` (the receiver left out, as in its parameters).
-                    if name.starts_with(|c: char| c.is_uppercase())
-                        && crate::frontend::python::is_python(&self.file(from).path)
-                    {
-                        return self.resolve_method(name, "__init__", from);
-                    }
                     return Callees::new();
                 };
                 let local: Callees = free.iter().copied().filter(|r| r.0 == from).collect();

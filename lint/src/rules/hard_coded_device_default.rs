@@ -20,8 +20,7 @@ declare_rule! {
     /// A default of `"cpu"` is not reported: it is the default of every `torch` factory. Nor is a
     /// Python default that every call of the function in the tree passes (outside tests; there
     /// is at least one call): a step whose caller resolved the device once and threads it
-    /// through is not where the choice is made. (A class's `__init__` is still reported: its
-    /// users construct it, whatever the tree's own constructions pass.) Nor is the default of a CUDA-only function, one
+    /// through is not where the choice is made. Nor is the default of a CUDA-only function, one
     /// that on every call hands the parameter to a CUDA-only API (`.cuda(device)`,
     /// `torch.cuda.memory_allocated(device)`) or raises unless it is a CUDA device (`if
     /// device.type != "cuda": raise ..`, `assert device.type == "cuda"`): the default picks

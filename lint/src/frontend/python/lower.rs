@@ -3634,15 +3634,6 @@ impl<'a> Lowerer<'a> {
         if name.chars().next().is_some_and(char::is_uppercase)
             && !self.is_capitalised_function(name)
         {
-            // A class of the tree: constructing it calls its `__init__` with these arguments
-            // (the checker resolves it; a class from elsewhere resolves to nothing).
-            if self.probing == 0 {
-                let target = CallTarget::Free {
-                    name: self.defined_name(name).to_string(),
-                };
-                let args = call_args(&args, &kwargs);
-                self.emit(EventKind::Call { target, args }, span.clone());
-            }
             return Val::new(self.new_instance(name, &kwargs, span, reads));
         }
         if t::is_builtin(name) {
