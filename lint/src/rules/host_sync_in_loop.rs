@@ -14,7 +14,10 @@ declare_rule! {
     /// `for i in range(steps)`) are not reported, nor reads in a function whose signature names a
     /// backend that computes on the host only (burn's `NdArray`, directly or through a type alias
     /// of the file), or in a method of a type whose weights are loaded onto `Device::Cpu` by
-    /// construction (see tensor-on-default-device): no device to wait for.
+    /// construction (see tensor-on-default-device): no device to wait for. Nor are reads in a
+    /// loop that synchronises on every iteration anyway (`torch.cuda.synchronize()`, or a
+    /// `torch.linalg` function that waits for the device to check for errors, such as
+    /// `torch.linalg.solve`): the read adds no stall.
     ///
     /// ## Why is this bad?
     /// A host read waits for the device to finish all queued work and copies the value back. Done
@@ -117,7 +120,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
         // generated token).
         let decisions = loop_decisions(func);
         // Loops whose every iteration synchronizes explicitly (`torch.cuda.synchronize()`, a
-        // benchmark's): a device accumulator would not spare them a stall. (Not extended to
+        // benchmark's; `torch.linalg.solve`): a device accumulator would not spare them a stall. (Not extended to
         // calls of waiting functions or copies to the host: on the read corpora that drops as
         // many true findings as false ones.)
         let drained: Vec<crate::ir::LoopId> = func

@@ -61,7 +61,9 @@ declare_rule! {
     ///     return time.time() - start
     /// ```
     ///
-    /// A blocking copy to the host (`.cpu()`, `.item()`, `to_vec1()`) waits for the device, and
+    /// A blocking copy to the host (`.cpu()`, `.item()`, `to_vec1()`) waits for the device, as do
+    /// the `torch.linalg` functions that check for errors on the host (`lu_factor`, `solve`,
+    /// `inv`, `cholesky`, `eigh`, `svd`, `pinv`; not their `_ex` forms), and
     /// so does a called function of the tree that reads device data on the host (a generation
     /// loop deciding on the host when to stop), and so does formatting a tensor for a log
     /// (`print("{:.0f}".format(acc.sum()))`). Calls of host libraries (`numpy`, `scipy`) queue no

@@ -3367,6 +3367,16 @@ impl<'a> Lowerer<'a> {
     #[allow(clippy::too_many_lines)]
     fn eval_call(&mut self, c: &ast::ExprCall, span: Span) -> Val {
         let v = self.eval_any_call(c, span.clone());
+        // `torch.linalg.lu_factor(a)`: on CUDA it waits for the device to check for errors.
+        if v.v.is_tensorish()
+            && self
+                .qualified(&c.func)
+                .as_deref()
+                .and_then(Self::torch_name)
+                .is_some_and(|n| t::SYNCHRONIZING_LINALG.contains(&n))
+        {
+            self.emit(EventKind::Synchronize, span.clone());
+        }
         // `torch.is_tensor(x)`, `has_torch_function_unary(input_)`, `utils.is_sparse(a)`: a
         // predicate answers with a host `bool` decided from metadata, so `if` on it reads no
         // device value (nncf, unseen set 15). A callee of the tree was still followed.
