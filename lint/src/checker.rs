@@ -1115,19 +1115,32 @@ fn module_of(path: &std::path::Path) -> Option<&str> {
 /// a comment or a docstring's quoted name): `torch.get_default_device()`,
 /// `torch.set_default_device(..)` with anything but `"cpu"`, or `torch.set_default_tensor_type(..)`
 /// with a CUDA tensor type.
+///
+/// A fallback for a device not given (`if device is None: device = torch.get_default_device()`,
+/// `.. if device is not None else torch.get_default_device()`) is not: the code takes the device
+/// it is given, and builds on the default only where a factory would anyway.
 fn uses_default_device(source: &str) -> bool {
     if !source.contains("default_") {
         return false;
     }
+    let mut previous = "";
     source.lines().any(|line| {
         let code = line.split('#').next().unwrap_or("");
+        let after_none_test = {
+            let p = previous.trim();
+            p.starts_with("if ") && p.ends_with(" is None:")
+        };
+        if !code.trim().is_empty() {
+            previous = code;
+        }
         code.match_indices("torch.").any(|(at, _)| {
             if code[..at].ends_with('`') {
                 return false;
             }
             let call = &code[at + "torch.".len()..];
             let arg = |name: &str| call.strip_prefix(name).map(str::trim_start);
-            call.starts_with("get_default_device(")
+            let fallback = after_none_test || code[..at].trim_end().ends_with("is not None else");
+            call.starts_with("get_default_device(") && !fallback
                 || arg("set_default_device(")
                     .is_some_and(|a| !(a.starts_with("\"cpu\"") || a.starts_with("'cpu'")))
                 || arg("set_default_tensor_type(")

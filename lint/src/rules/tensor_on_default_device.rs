@@ -97,8 +97,9 @@ declare_rule! {
     /// device), and a Python parameter the function hands to `NumPy` (`x.numpy()`) is host
     /// data; done on every call (or `torch.histogram`, which has no CUDA kernel, on a tensor it
     /// was given) it makes the whole function host-only. In a tree written for torch's global
-    /// default device (a Python file outside the tests calls `torch.get_default_device()`, or
-    /// `torch.set_default_device(..)` with anything but `"cpu"`), a factory with no device
+    /// default device (a Python file outside the tests calls `torch.get_default_device()`, other
+    /// than as the fallback for a device not given, or `torch.set_default_device(..)` with
+    /// anything but `"cpu"`), a factory with no device
     /// written follows that default and is not reported (`torch.from_numpy` still is). Code
     /// that places by a flag (`if self.use_gpu: x = x.cuda()` / `else:` on the host) is judged
     /// arm by arm for each later `if` on the same flag, and its host arm is not reported here
