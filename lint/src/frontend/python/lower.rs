@@ -582,6 +582,9 @@ struct Lowerer<'a> {
     /// The functions of this file named like classes (`def DistanceCorrelation(..)`), found
     /// at the first call of a capitalised name.
     capitalised_functions: std::cell::OnceCell<HashSet<String>>,
+    /// The names the module binds to a number at its top level (`_RAY_EFOLDS = 40.0`), found at
+    /// the first question.
+    module_numbers: std::cell::OnceCell<HashSet<String>>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -604,6 +607,7 @@ impl<'a> Lowerer<'a> {
             probing: 0,
             sets_up_gloo: std::cell::OnceCell::new(),
             capitalised_functions: std::cell::OnceCell::new(),
+            module_numbers: std::cell::OnceCell::new(),
         }
     }
 
@@ -1402,12 +1406,54 @@ impl<'a> Lowerer<'a> {
         let Expr::Name(n) = e else {
             return false;
         };
-        self.stack.last().is_some_and(|st| {
-            st.names.get(n.id.as_str()).is_some_and(|&b| {
+        let name = n.id.as_str();
+        match self
+            .stack
+            .last()
+            .and_then(|st| Some((st, *st.names.get(name)?)))
+        {
+            Some((st, b)) => {
                 st.number_params.contains(&b)
                     && st.env[b as usize].kind == ValueKind::Other
                     && st.func.bindings[b as usize].assigned_in.is_empty()
-            })
+            }
+            // A module constant (`_RAY_EFOLDS = 40.0` at the top of the file).
+            None => self.module_numbers().contains(name),
+        }
+    }
+
+    /// See [`Lowerer::module_numbers`]: top-level `NAME = <number>` lines (`: float` allowed),
+    /// names bound once.
+    fn module_numbers(&self) -> &HashSet<String> {
+        self.module_numbers.get_or_init(|| {
+            let mut seen: HashMap<&str, bool> = HashMap::default();
+            for line in self.src.lines() {
+                if line.starts_with(|c: char| c.is_whitespace()) {
+                    continue;
+                }
+                let code = line.split('#').next().unwrap_or("").trim_end();
+                let Some((lhs, rhs)) = code.split_once('=') else {
+                    continue;
+                };
+                if rhs.starts_with('=') || lhs.ends_with(['!', '<', '>']) {
+                    continue;
+                }
+                let name = lhs.split(':').next().unwrap_or("").trim();
+                if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                    continue;
+                }
+                let value = rhs.trim().trim_start_matches('-');
+                let number = !value.is_empty()
+                    && value.starts_with(|c: char| c.is_ascii_digit())
+                    && value.parse::<f64>().is_ok();
+                seen.entry(name)
+                    .and_modify(|n| *n = false)
+                    .or_insert(number);
+            }
+            seen.into_iter()
+                .filter(|&(_, number)| number)
+                .map(|(name, _)| name.to_string())
+                .collect()
         })
     }
 
