@@ -10,7 +10,8 @@ declare_rule! {
     /// top-level `fn main`), examples and tests are not checked, nor is a probe that only asks
     /// whether a device exists (`Device::new_metal(0).is_ok()`), nor ordinal 0 as the fallback
     /// when no device was given (`if device is None:`, `"cuda:0" if device is None else ..`,
-    /// `device or "cuda:0"`), where it spells the default GPU. A parameter's default
+    /// `device or "cuda:0"`), where it spells the default GPU, nor a parser's arm for the name
+    /// the caller gave (`"cuda" | "cuda:0" => Device::new_cuda(0)`). A parameter's default
     /// (`device="cuda:0"`) is reported by `hard-coded-device-default` (P107) instead: the device
     /// is a parameter already.
     ///

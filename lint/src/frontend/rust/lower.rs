@@ -2488,10 +2488,15 @@ fn is_self_path(e: &Expr) -> bool {
 
 /// Whether a `match` arm's pattern is a bare backend name, `"cuda"` or `"metal"` in any case
 /// (alone or among alternatives): the user asked for that backend, not for one of its devices.
+/// So is its first device named with its ordinal (`"cuda:0" => Device::new_cuda(0)?`): a parser
+/// of the caller's device name, which names the ordinal itself.
 fn matches_bare_backend(pat: &syn::Pat) -> bool {
     match pat {
         syn::Pat::Lit(l) => matches!(&l.lit, syn::Lit::Str(s)
-            if matches!(s.value().to_ascii_lowercase().as_str(), "cuda" | "metal" | "gpu")),
+        if matches!(
+            s.value().to_ascii_lowercase().as_str(),
+            "cuda" | "metal" | "gpu" | "cuda:0" | "metal:0" | "gpu:0"
+        )),
         syn::Pat::Or(o) => o.cases.iter().any(matches_bare_backend),
         _ => false,
     }
