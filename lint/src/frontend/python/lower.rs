@@ -2478,6 +2478,7 @@ impl<'a> Lowerer<'a> {
             Expr::BoolOp(b) => {
                 // `device == "cuda" and not torch.cuda.is_available()`: a fallback to the host.
                 if b.op == ast::BoolOp::And
+                    && b.values.iter().any(|v| matches!(v, Expr::Compare(_)))
                     && b.values
                         .iter()
                         .any(|v| self.src_of(v).contains("is_available()"))
@@ -3413,14 +3414,16 @@ impl<'a> Lowerer<'a> {
     #[allow(clippy::too_many_lines)]
     fn eval_call(&mut self, c: &ast::ExprCall, span: Span) -> Val {
         let v = self.eval_any_call(c, span.clone());
-        // `torch.linalg.lu_factor(a)`: on CUDA it waits for the device to check for errors.
-        if v.v.is_tensorish()
+        // `torch.linalg.lu_factor(a)`: on CUDA it waits for the device to check for errors. (The
+        // name is tested before the call is qualified, which allocates.)
+        let linalg_sync = matches!(&*c.func, Expr::Attribute(a)
+            if t::SYNCHRONIZING_LINALG.contains(&a.attr.id.as_str()))
             && self
                 .qualified(&c.func)
                 .as_deref()
                 .and_then(Self::torch_name)
-                .is_some_and(|n| t::SYNCHRONIZING_LINALG.contains(&n))
-        {
+                .is_some_and(|n| n.starts_with("linalg."));
+        if linalg_sync && v.v.is_tensorish() {
             self.emit(EventKind::Synchronize, span.clone());
         }
         // `torch.is_tensor(x)`, `has_torch_function_unary(input_)`, `utils.is_sparse(a)`: a

@@ -844,21 +844,22 @@ pub(crate) const ELEMENTWISE_FUNCTIONS: &[&str] = &[
 /// data loader's host workers.
 pub(crate) const DATASET_BASES: &[&str] = &["Dataset", "IterableDataset"];
 
-/// `torch.linalg` functions that, given CUDA inputs, synchronise that device with the host to
-/// check for errors (each one's `PyTorch` documentation says so; their `_ex` variants do not).
+/// `torch.linalg` functions (by name in that module) that, given CUDA inputs, synchronise that
+/// device with the host to check for errors (each one's `PyTorch` documentation says so; their
+/// `_ex` variants do not).
 pub(crate) const SYNCHRONIZING_LINALG: &[&str] = &[
-    "linalg.cholesky",
-    "linalg.inv",
-    "linalg.solve",
-    "linalg.lu_factor",
-    "linalg.eig",
-    "linalg.eigvals",
-    "linalg.eigh",
-    "linalg.eigvalsh",
-    "linalg.svd",
-    "linalg.svdvals",
-    "linalg.pinv",
-    "linalg.matrix_rank",
+    "cholesky",
+    "inv",
+    "solve",
+    "lu_factor",
+    "eig",
+    "eigvals",
+    "eigh",
+    "eigvalsh",
+    "svd",
+    "svdvals",
+    "pinv",
+    "matrix_rank",
 ];
 
 /// Reductions that, given no `dim`, reduce every element to one 0-dim tensor (`t.sum()`,
