@@ -189,7 +189,17 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 continue;
             }
             let (device, origin) = checker.resolve(tensor);
-            let moved_off_a_device = origin.is_some_and(|o| o.is_transfer);
+            // (Moved by this function before the loop, `norms = t.cpu()` and then `float(norms[i])`
+            // per iteration: the loop reads host memory; the one wait was before it.)
+            let moved_before_loop = origin.as_ref().is_some_and(|o| {
+                o.is_transfer
+                    && o.file == checker.file.id
+                    && o.function == func.meta.name
+                    && o.span.start > func.meta.span.start
+                    && o.span.end <= func.loops[lp as usize].span.start
+            });
+            let moved_off_a_device =
+                origin.as_ref().is_some_and(|o| o.is_transfer) && !moved_before_loop;
             if tensor.host_scalar.is_some()
                 || device == Device::Cpu && !moved_off_a_device
                 || matches!(device, Device::Input | Device::Unknown) && host_only

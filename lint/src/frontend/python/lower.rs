@@ -480,6 +480,9 @@ struct FnState {
     /// Receiver attributes an `assert self.x.device.type == "cpu"` put on the host, with the
     /// assertion's span.
     host_attrs: Vec<(String, Span)>,
+    /// Local names the function binds once, to `False` (`_print_time = False`): `if name:`
+    /// never runs its arm (debug code switched off in the source).
+    false_flags: Vec<String>,
 }
 
 /// The bindings an `if FLAG:` / `else:` left different in its two arms.
@@ -585,6 +588,9 @@ struct Lowerer<'a> {
     /// The names the module binds to a number at its top level (`_RAY_EFOLDS = 40.0`), found at
     /// the first question.
     module_numbers: std::cell::OnceCell<HashSet<String>>,
+    /// The enclosing `for name in ("a", "b"):` loops over string literals: the loop variable and
+    /// its strings (`self.register_buffer(name, None)` registers each).
+    literal_loops: Vec<(String, Vec<String>)>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -608,6 +614,7 @@ impl<'a> Lowerer<'a> {
             sets_up_gloo: std::cell::OnceCell::new(),
             capitalised_functions: std::cell::OnceCell::new(),
             module_numbers: std::cell::OnceCell::new(),
+            literal_loops: Vec::new(),
         }
     }
 
@@ -1169,6 +1176,7 @@ impl<'a> Lowerer<'a> {
             uploads: crate::frontend::Uploads::default(),
             flag_arms: Vec::new(),
             host_attrs: Vec::new(),
+            false_flags: Vec::new(),
         });
     }
 
@@ -1300,6 +1308,7 @@ impl<'a> Lowerer<'a> {
         {
             self.st().no_grad_depth += 1;
         }
+        self.st().false_flags = false_flags(f, self.src);
         let params = &f.parameters;
         let all = params
             .posonlyargs
@@ -1674,7 +1683,13 @@ impl<'a> Lowerer<'a> {
                     let item = self.row_of(&iter, span_of(f.target.range()));
                     self.assign_to(&f.target, &Val::new(item));
                 }
+                let literal = literal_loop(f);
+                let pushed = literal.is_some();
+                self.literal_loops.extend(literal);
                 self.stmts(&f.body);
+                if pushed {
+                    self.literal_loops.pop();
+                }
                 self.exit_loop();
                 self.stmts(&f.orelse);
             }
@@ -1993,6 +2008,15 @@ impl<'a> Lowerer<'a> {
     }
 
     fn branch(&mut self, test: Option<&Expr>, body: &[Stmt]) {
+        // `if False:` / `if _print_time:` of a local `_print_time = False`: never runs.
+        let never = match test {
+            Some(Expr::BooleanLiteral(b)) => !b.value,
+            Some(Expr::Name(n)) => self.st().false_flags.iter().any(|f| f == n.id.as_str()),
+            _ => false,
+        };
+        if never {
+            return;
+        }
         // `if labels.max() >= vocab_size: raise ValueError(..)`: a validation check, whose reads
         // (the test's, and those that build the error message) serve the error report, as a
         // log line's do.
@@ -4698,17 +4722,29 @@ impl<'a> Lowerer<'a> {
                             .map(|(_, v)| v)
                     })
                 });
-                if let (Some(Expr::StringLiteral(s)), Some(value)) =
-                    (c.arguments.args.first(), value)
-                {
-                    self.emit(
-                        EventKind::SetAttr {
-                            attr: s.value.to_str().to_string(),
-                            value: value.v.clone(),
-                            registered: true,
-                        },
-                        span.clone(),
-                    );
+                // `for name in ("hkl", "scale"): self.register_buffer(name, None)`: each.
+                let names: Vec<String> = match c.arguments.args.first() {
+                    Some(Expr::StringLiteral(s)) => vec![s.value.to_str().to_string()],
+                    Some(Expr::Name(n)) => self
+                        .literal_loops
+                        .iter()
+                        .rev()
+                        .find(|(var, _)| var == n.id.as_str())
+                        .map(|(_, strings)| strings.clone())
+                        .unwrap_or_default(),
+                    _ => Vec::new(),
+                };
+                if let Some(value) = value {
+                    for attr in names {
+                        self.emit(
+                            EventKind::SetAttr {
+                                attr,
+                                value: value.v.clone(),
+                                registered: true,
+                            },
+                            span.clone(),
+                        );
+                    }
                 }
                 return Val::new(Value::unknown(span));
             }
@@ -5234,6 +5270,86 @@ fn class_attributes(class_source: &str) -> (HashSet<String>, HashSet<String>) {
     }
     registered.retain(|name| !plain.contains(name));
     (assigned, registered)
+}
+
+/// The local names `f` binds at its top level to `False` and nowhere else (see
+/// [`FnState::false_flags`]): the name is assigned once in the function's source, and is no
+/// parameter, `global` or `nonlocal`.
+fn false_flags(f: &ast::StmtFunctionDef, src: &str) -> Vec<String> {
+    let Some(text) = src.get(f.range.start().to_usize()..f.range.end().to_usize()) else {
+        return Vec::new();
+    };
+    if !text.contains("= False") || text.contains("global ") || text.contains("nonlocal ") {
+        return Vec::new();
+    }
+    let mut flags = Vec::new();
+    for stmt in &f.body {
+        let Stmt::Assign(a) = stmt else {
+            continue;
+        };
+        let ([Expr::Name(n)], Expr::BooleanLiteral(b)) = (&a.targets[..], &*a.value) else {
+            continue;
+        };
+        let name = n.id.as_str();
+        if b.value || f.parameters.iter().any(|p| p.name().as_str() == name) {
+            continue;
+        }
+        // Every binding of the name: `name =`, `name +=`, `name, x =`, `for name`, `as name`.
+        let bindings = text
+            .match_indices(name)
+            .filter(|&(i, _)| {
+                let before = text[..i].chars().next_back();
+                let after = text[i + name.len()..].trim_start_matches([' ', '\t']);
+                let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '.';
+                if before.is_some_and(ident) || after.starts_with(|c: char| ident(c)) {
+                    return false;
+                }
+                let assigns = after.starts_with('=') && !after.starts_with("==")
+                    || after.starts_with(',')
+                    || after.starts_with(':')
+                        && !after.starts_with(":=")
+                        && text[..i]
+                            .rsplit('\n')
+                            .next()
+                            .is_some_and(|l| l.trim().is_empty())
+                    || after.len() > 1
+                        && after.as_bytes()[1] == b'='
+                        && !after.starts_with("==")
+                        && !after.starts_with("!=")
+                        && !after.starts_with("<=")
+                        && !after.starts_with(">=");
+                let bound_by_keyword = text[..i].trim_end().ends_with(" as")
+                    || text[..i].trim_end().ends_with("for")
+                    || text[..i].trim_end().ends_with("import");
+                assigns || bound_by_keyword
+            })
+            .count();
+        if bindings == 1 {
+            flags.push(name.to_string());
+        }
+    }
+    flags
+}
+
+/// `for name in ("a", "b"):` (a tuple or list of string literals): the loop variable and the
+/// strings.
+fn literal_loop(f: &ruff_python_ast::StmtFor) -> Option<(String, Vec<String>)> {
+    let Expr::Name(target) = &*f.target else {
+        return None;
+    };
+    let elts = match &*f.iter {
+        Expr::Tuple(t) => &t.elts,
+        Expr::List(l) => &l.elts,
+        _ => return None,
+    };
+    let strings = elts
+        .iter()
+        .map(|e| match e {
+            Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((target.id.to_string(), strings))
 }
 
 fn assignment(stmt: &Stmt) -> Option<(&[Expr], &Expr)> {
