@@ -1319,7 +1319,9 @@ impl<'a> Lowerer<'a> {
             let pname = p.parameter.name.id.as_str();
             let span = span_of(p.parameter.name.range);
             let mut value = Value::unknown(span);
-            if i == 0 && self_type.is_some() && (pname == "self" || pname == "cls") {
+            // (`ctx` of an autograd `Function`'s static `forward` / `backward`: the context
+            // object, not an input; `Fn.apply(x)` passes `x` to the parameter after it.)
+            if i == 0 && self_type.is_some() && matches!(pname, "self" | "cls" | "ctx") {
                 self.bind(pname, value);
                 continue;
             }
@@ -3655,6 +3657,25 @@ impl<'a> Lowerer<'a> {
                         Some(info) => info.methods.contains(name),
                         None => self.tree_modules.contains_key(class),
                     };
+                // `_SolveFn.apply(b, a)` of a `torch.autograd.Function` runs its static
+                // `forward(ctx, b, a)` (whose `ctx` is no parameter, see `lower_fn`).
+                let autograd_apply = name == "apply"
+                    && !self.is_local(class)
+                    && class
+                        .trim_start_matches('_')
+                        .starts_with(|c: char| c.is_uppercase())
+                    && self.class(class).is_none_or(|info| {
+                        info.methods.contains("forward")
+                            && info.bases.iter().any(|b| b.ends_with("Function"))
+                    });
+                if autograd_apply {
+                    let target = CallTarget::Method {
+                        self_type: class.to_string(),
+                        name: "forward".to_string(),
+                    };
+                    let args = call_args(&args, &kwargs);
+                    return Val::new(self.local_call(target, args, arg_tensors, span, reads));
+                }
                 if class_call {
                     let target = CallTarget::Method {
                         self_type: self
