@@ -1208,6 +1208,24 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// The host reads behind `v`: its own (`int(t)`), and those of the bindings it was
+    /// computed from (`n = s1 - s0`, each an `int(..)`).
+    fn host_reads_behind(&self, v: &Value) -> Vec<Span> {
+        let env = self.stack.last().map_or(&[][..], |s| &s.env[..]);
+        let behind = v.reads.iter().filter_map(|&b| env.get(b as usize));
+        let mut reads: Vec<Span> = Vec::new();
+        for read in v
+            .host_read
+            .iter()
+            .chain(behind.filter_map(|b| b.host_read.as_ref()))
+        {
+            if !reads.contains(read) {
+                reads.push(read.clone());
+            }
+        }
+        reads
+    }
+
     fn st(&mut self) -> &mut FnState {
         self.stack.last_mut().expect("a function is always open")
     }
@@ -1609,7 +1627,8 @@ impl<'a> Lowerer<'a> {
                     self.st().func.returns.push(returned);
                 }
             }
-            Stmt::Break(_) => self.st().exits += 1,
+            // (`if n < per_shell: continue` decides on the host as a `break` does.)
+            Stmt::Break(_) | Stmt::Continue(_) => self.st().exits += 1,
             Stmt::For(f) => {
                 // `for i, batch in enumerate(loader)`: `i` is the count, an `int`.
                 let counted = match (&*f.iter, &*f.target) {
@@ -4451,17 +4470,11 @@ impl<'a> Lowerer<'a> {
         if shape_factory {
             // Every read behind a size (`torch.arange(gt * gh * gw)`, each an `.item()`), not
             // only the one the arithmetic's result remembers.
-            let env = &self.stack.last().map_or(&[][..], |s| &s.env[..]);
             let mut reads: Vec<Span> = Vec::new();
             for a in args.iter().chain(kwargs.iter().map(|(_, v)| v)) {
-                let behind = a.v.reads.iter().filter_map(|&b| env.get(b as usize));
-                for read in
-                    a.v.host_read
-                        .iter()
-                        .chain(behind.filter_map(|v| v.host_read.as_ref()))
-                {
-                    if !reads.contains(read) {
-                        reads.push(read.clone());
+                for read in self.host_reads_behind(&a.v) {
+                    if !reads.contains(&read) {
+                        reads.push(read);
                     }
                 }
             }
