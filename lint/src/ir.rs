@@ -570,6 +570,13 @@ pub struct File {
     pub classes: Vec<Class>,
     /// For a notebook: the byte offset in `source` where each code cell starts.
     pub cells: Vec<usize>,
+    /// Python: the type aliases for a tensor the module defines at its top level
+    /// (`HomMatrix: TypeAlias = Float[torch.Tensor, "D D"]`, jaxtyping's style).
+    pub tensor_aliases: Vec<String>,
+    /// Python: bare names used as parameter annotations that the file could not resolve
+    /// (`tf: HomMatrix` with `HomMatrix` imported): a tensor if another file of the tree
+    /// defines the name as a tensor alias (see [`File::tensor_aliases`]).
+    pub unresolved_annotations: Vec<String>,
 }
 
 /// The source text of `span`, whitespace runs folded and cut after 48 characters, for messages.
@@ -611,6 +618,8 @@ impl File {
             tensor_api: true,
             classes: Vec::new(),
             cells: Vec::new(),
+            tensor_aliases: Vec::new(),
+            unresolved_annotations: Vec::new(),
         }
     }
 }

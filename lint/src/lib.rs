@@ -49,6 +49,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use rayon::prelude::*;
+use rustc_hash::FxHashSet;
 
 pub use diagnostic::{Diagnostic, Severity};
 pub use registry::Rule;
@@ -62,7 +63,8 @@ pub fn check_source(path: &Path, source: &str, settings: &Settings) -> Vec<Diagn
 
 fn check_source_here(path: &Path, source: &str, settings: &Settings) -> Vec<Diagnostic> {
     let file = if frontend::python::is_python(path) {
-        let mut file = frontend::python::lower_file(0, path, &Arc::from(source));
+        let mut file =
+            frontend::python::lower_file(0, path, &Arc::from(source), &FxHashSet::default());
         frontend::rust::apply_settings(&mut file, settings);
         file
     } else {
@@ -286,13 +288,8 @@ fn lower(
         return file;
     }
     if frontend::python::is_python(path) {
-        let mut file = frontend::python::lower_file(id, path, &source);
-        let is_test = frontend::python::is_test_path(path) || settings.is_test_path(path);
-        if !settings.include_tests && is_test {
-            file.functions.clear();
-        }
-        frontend::rust::apply_settings(&mut file, settings);
-        return file;
+        let file = frontend::python::lower_file(id, path, &source, &FxHashSet::default());
+        return finish_python(file, settings);
     }
     let test_only = !settings.include_tests
         && (test_target || frontend::rust::is_test_path(path) || settings.is_test_path(path));
@@ -494,6 +491,7 @@ fn check_found(
         .collect();
     let files_checked = files.len();
     files.sort_by_key(|f| f.id);
+    relower_with_aliases(&mut files, settings);
     // Lower in full what the call-graph-only files turn out to need, until nothing more is.
     let program = loop {
         let program = checker::Program::index(&files);
@@ -547,6 +545,49 @@ fn check_found(
         skipped: Vec::new(),
     };
     (report, files)
+}
+
+/// Applies the settings to a lowered Python file: test code is dropped unless checked.
+fn finish_python(mut file: ir::File, settings: &Settings) -> ir::File {
+    let is_test = frontend::python::is_test_path(&file.path) || settings.is_test_path(&file.path);
+    if !settings.include_tests && is_test {
+        file.functions.clear();
+    }
+    frontend::rust::apply_settings(&mut file, settings);
+    file
+}
+
+/// Lowers again, with the tree's tensor type aliases, the Python files that annotate a
+/// parameter with an alias another file defines (`tf: HomMatrix`, imported from `types.py`):
+/// lowering is per file, and only the whole tree knows the alias.
+fn relower_with_aliases(files: &mut [ir::File], settings: &Settings) {
+    let aliases: FxHashSet<String> = files
+        .iter()
+        .flat_map(|f| f.tensor_aliases.iter().cloned())
+        .collect();
+    if aliases.is_empty() {
+        return;
+    }
+    let needed: Vec<usize> = files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| {
+            !frontend::python::is_notebook(&f.path)
+                && f.unresolved_annotations.iter().any(|n| aliases.contains(n))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let fresh: Vec<(usize, ir::File)> = needed
+        .par_iter()
+        .map(|&i| {
+            let f = &files[i];
+            let file = frontend::python::lower_file(f.id, &f.path, &f.source, &aliases);
+            (i, finish_python(file, settings))
+        })
+        .collect();
+    for (i, file) in fresh {
+        files[i] = file;
+    }
 }
 
 /// Indices of `paths`, largest file first: with one file per task, the tail of a parallel run is

@@ -192,6 +192,49 @@ fn should_know_a_dataset_class_of_another_file_moves_its_data() {
     assert_eq!(rules, vec![Rule::PinMemoryOnDeviceTensors]);
 }
 
+const TENSOR_TYPES: &str = "import torch
+from typing import TypeAlias
+
+from jaxtyping import Float
+
+HomMatrix: TypeAlias = Float[torch.Tensor, \"D D\"]
+";
+
+const GEOMETRY: &str = "import torch
+
+from types_ import HomMatrix
+
+
+def transform_points(hom: HomMatrix, points: torch.Tensor) -> torch.Tensor:
+    ones = torch.ones((*points.shape[:-1], 1), dtype=points.dtype, device=points.device)
+    return torch.einsum(\"ij,...j->...i\", hom, torch.cat((points, ones), dim=-1))
+
+
+def hom_target(tf: HomMatrix) -> torch.Tensor:
+    return transform_points(tf, torch.zeros((tf.shape[0] - 1,), dtype=tf.dtype))
+";
+
+#[test]
+fn should_take_a_tensor_type_alias_of_another_file_for_a_tensor() {
+    // torchlensmaker (unseen set 22): `tf: HomMatrix`, with the jaxtyping alias defined in the
+    // package's types module, is a tensor parameter; the host `zeros` meets it in the helper.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-tensor-aliases");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(dir.join("types_.py"), TENSOR_TYPES).expect("write");
+    std::fs::write(dir.join("geometry.py"), GEOMETRY).expect("write");
+    let report =
+        placer_lint::check_paths(std::slice::from_ref(&dir), &Settings::default()).expect("check");
+    let found: Vec<(Rule, usize)> = report
+        .diagnostics()
+        .map(|(f, d)| (d.rule, f.source[..d.span.start].lines().count()))
+        .collect();
+    assert_eq!(found, vec![(Rule::TensorOnDefaultDevice, 12)]);
+    // Alone, the file does not know the alias: nothing says `tf` is a tensor.
+    let alone = check_source(Path::new("geometry.py"), GEOMETRY, &Settings::default());
+    assert!(alone.is_empty(), "{alone:?}");
+}
+
 #[test]
 fn should_not_overflow_the_stack_on_deeply_nested_expressions() {
     // A generated sum of 100 000 terms is a left-nested tree 100 000 levels deep: dropping it

@@ -58,6 +58,13 @@ declare_rule! {
     /// attribute another method sets to a new value (a placeholder replaced later); an
     /// augmented assignment (`self.total += t`) updates the tensor in place and does not count.
     ///
+    /// A module built where it runs is not reported for state on that device: one that builds
+    /// its parameters on the device its constructor is given (`nn.Parameter(torch.zeros(n,
+    /// device=self.device))`), or whose methods bring their inputs to a device it keeps
+    /// (`x.to(self.device)`, not a `device` property). Moving such a module with `.to()` would
+    /// leave those tensors behind, but the module is not written to be moved. Reads of the
+    /// attribute's shape, size or dtype meet nothing.
+    ///
     /// ## References
     /// - `../shared/RULES.md`, P401
     /// - `../shared/reference/pytorch-devices-chapter.txt`, "Registered Buffers and Device Movement"
@@ -99,6 +106,27 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             .filter(|&i| file.functions[i].meta.self_type.as_deref() == Some(class))
             .collect();
         let construction = construction_methods(file, &methods, class);
+        // A class that builds its parameters on the device its constructor is given
+        // (`nn.Parameter(torch.zeros(n, device=self.device))`) is built where it runs, not moved
+        // there: state on that device is where the parameters are.
+        // So is one whose methods bring their inputs to the device it keeps
+        // (`synd.to(self.device)`): moving it would not move where it computes. (Not a device
+        // property that reads the weights' device, which follows the module when it is moved.)
+        let built_in_place = construction.iter().any(|&i| {
+            file.functions[i].events.iter().any(|e| {
+                // (Built or moved there, not a tensor the caller passed in; a parameter, not a
+                // buffer: registering buffers says the class expects `.to()` to move it.)
+                matches!(&e.kind, EventKind::SetAttr { value, registered: true, .. }
+                    if matches!(checker.resolve(value), (Device::Cached, _) | (Device::Input, Some(_)))
+                        && !file.source.get(e.span.clone()).is_some_and(|t| t.contains("register_buffer")))
+            })
+        }) || !device_property(checker, class)
+            && methods.iter().any(|&i| {
+            !construction.contains(&i)
+                && file.functions[i].events.iter().any(|e| {
+                    matches!(&e.kind, EventKind::Transfer { to: Device::Cached, by_indexing: false, .. })
+                })
+        });
         let events = construction
             .iter()
             .flat_map(|&i| file.functions[i].events.iter().map(move |e| (i, e)));
@@ -136,6 +164,9 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                     .iter()
                     .any(|&i| used_as_tensor(&file.functions[i], &file.source, attr));
             if !tensor || !(placed || built_by_device_call) {
+                continue;
+            }
+            if built_in_place && !device.is_hard_coded() {
                 continue;
             }
             // An instance of the tree's own `nn.Parameter` subclass (`self.points =
@@ -198,6 +229,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                             })
                             && !passed_to_a_mover(checker, f, &e.span)
                             && !counter_update(&file.source, &e.span)
+                            && !metadata_read(&file.source, &e.span)
                     })
             });
             if !read_unmoved || !reported.insert(attr.clone()) {
@@ -317,6 +349,37 @@ fn counter_update(source: &str, target: &Span) -> bool {
         && rhs
             .chars()
             .all(|c| c.is_ascii_digit() || c == '.' || c == '_')
+}
+
+/// Whether `class` (or a base class of the tree) defines a `device` method: a property that
+/// follows where the module's weights are.
+fn device_property(checker: &Checker<'_>, class: &str) -> bool {
+    let target = CallTarget::Method {
+        self_type: class.to_string(),
+        name: "device".to_string(),
+    };
+    !checker
+        .program
+        .resolve_call(&target, checker.file.id)
+        .is_empty()
+}
+
+/// Whether the read at `read` asks only for the tensor's metadata (`self.cols.shape[0]`,
+/// `self.mask.size(1)`, `.dtype`, `.ndim`), which lives on the host.
+fn metadata_read(source: &str, read: &Span) -> bool {
+    let after = source.get(read.end..).unwrap_or("");
+    // (Not `.device`: what is built there, `torch.zeros(n, device=self.ids.device)`, stays
+    // behind with the attribute.)
+    ["shape", "size(", "dtype", "ndim", "dim()", "numel()"]
+        .iter()
+        .any(|m| {
+            after.strip_prefix('.').is_some_and(|a| {
+                a.strip_prefix(m).is_some_and(|rest| {
+                    m.ends_with(['(', ')'])
+                        || !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_')
+                })
+            })
+        })
 }
 
 /// Whether `value` is the literal `None`.

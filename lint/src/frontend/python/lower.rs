@@ -25,11 +25,16 @@ use crate::text::AnyOf;
 const MAX_DEPTH: u32 = 150;
 
 /// Lowers a notebook's JSON text: its code cells, joined, are the file's source.
-pub(crate) fn lower_notebook(id: FileId, path: &Path, json: &Arc<str>) -> File {
+pub(crate) fn lower_notebook(
+    id: FileId,
+    path: &Path,
+    json: &Arc<str>,
+    aliases: &HashSet<String>,
+) -> File {
     match super::notebook::code_cells(json) {
         Ok(code) => {
             let source: Arc<str> = Arc::from(code);
-            let mut file = lower_source(id, path, &source, PySourceType::Ipynb);
+            let mut file = lower_source(id, path, &source, PySourceType::Ipynb, aliases);
             // A notebook is a script: it chooses devices for itself.
             file.is_binary = true;
             file
@@ -42,19 +47,32 @@ pub(crate) fn lower_notebook(id: FileId, path: &Path, json: &Arc<str>) -> File {
     }
 }
 
-/// Lowers `source` (the contents of `path`) into a [`File`].
-pub(crate) fn lower_file(id: FileId, path: &Path, source: &Arc<str>) -> File {
+/// Lowers `source` (the contents of `path`) into a [`File`]. `aliases` are the tensor type
+/// aliases other files of the tree define (see [`File::tensor_aliases`]); the file's own are
+/// found here.
+pub(crate) fn lower_file(
+    id: FileId,
+    path: &Path,
+    source: &Arc<str>,
+    aliases: &HashSet<String>,
+) -> File {
     if super::is_notebook(path) {
-        return lower_notebook(id, path, source);
+        return lower_notebook(id, path, source, aliases);
     }
-    lower_source(id, path, source, PySourceType::Python)
+    lower_source(id, path, source, PySourceType::Python, aliases)
 }
 
 /// Words that make a class model state even without sub-modules: it builds parameters or
 /// registers buffers.
 static STATE_WORDS: AnyOf = AnyOf::new(&["Parameter(", "register_buffer", "register_parameter"]);
 
-fn lower_source(id: FileId, path: &Path, source: &Arc<str>, kind: PySourceType) -> File {
+fn lower_source(
+    id: FileId,
+    path: &Path,
+    source: &Arc<str>,
+    kind: PySourceType,
+    aliases: &HashSet<String>,
+) -> File {
     let mut file = File::new(id, path, source.clone(), is_binary_path(path, source));
     let parsed =
         match crate::stack::guarded(|| ruff_python_parser::parse_unchecked_source(source, kind)) {
@@ -86,6 +104,11 @@ fn lower_source(id: FileId, path: &Path, source: &Arc<str>, kind: PySourceType) 
                 .aliases
                 .values()
                 .any(|q| q == "torch" || q.starts_with("torch."));
+            file.tensor_aliases = tensor_aliases(&module.body, source);
+            lowerer.tensor_aliases.clone_from(aliases);
+            lowerer
+                .tensor_aliases
+                .extend(file.tensor_aliases.iter().cloned());
             lowerer.collect_classes(&module.body);
             lowerer.begin_function(FunctionMeta {
                 is_test: lowerer.path_is_test,
@@ -95,6 +118,7 @@ fn lower_source(id: FileId, path: &Path, source: &Arc<str>, kind: PySourceType) 
             lowerer.end_function();
             file.classes = lowerer.finish_classes();
             file.tensor_api = lowerer.uses_torch;
+            file.unresolved_annotations = std::mem::take(&mut lowerer.unresolved_annotations);
             let deep = lowerer.deep;
             file.functions = lowerer.functions;
             if deep {
@@ -591,6 +615,11 @@ struct Lowerer<'a> {
     /// The enclosing `for name in ("a", "b"):` loops over string literals: the loop variable and
     /// its strings (`self.register_buffer(name, None)` registers each).
     literal_loops: Vec<(String, Vec<String>)>,
+    /// Names that stand for a tensor type: the file's own aliases and the tree's (see
+    /// [`File::tensor_aliases`]).
+    tensor_aliases: HashSet<String>,
+    /// See [`File::unresolved_annotations`].
+    unresolved_annotations: Vec<String>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -615,6 +644,8 @@ impl<'a> Lowerer<'a> {
             capitalised_functions: std::cell::OnceCell::new(),
             module_numbers: std::cell::OnceCell::new(),
             literal_loops: Vec::new(),
+            tensor_aliases: HashSet::default(),
+            unresolved_annotations: Vec::new(),
         }
     }
 
@@ -1357,7 +1388,18 @@ impl<'a> Lowerer<'a> {
                     default = None;
                 }
             }
-            let annotation = p.parameter.annotation.as_deref().map(|a| self.src_of(a));
+            let mut annotation = p.parameter.annotation.as_deref().map(|a| self.src_of(a));
+            // `tf: HomMatrix` of an alias for a tensor type: a tensor.
+            if let Some(name) = annotation.and_then(bare_annotation_name) {
+                if self.tensor_aliases.contains(name) {
+                    annotation = Some("torch.Tensor");
+                } else if name.starts_with(|c: char| c.is_ascii_uppercase())
+                    && !is_tensor_annotation(name)
+                    && !self.unresolved_annotations.iter().any(|n| n == name)
+                {
+                    self.unresolved_annotations.push(name.to_string());
+                }
+            }
             (value.kind, value.device) = param_kind(pname, annotation, p.default.as_deref());
             if value.kind == ValueKind::Other
                 && annotation.is_none()
@@ -4191,8 +4233,19 @@ impl<'a> Lowerer<'a> {
             }
             "device" => return Some(Val::new(self.torch_device(c, args, span))),
             "nn.Parameter" | "nn.parameter.Parameter" | "nn.Buffer" => {
-                // Registered with the module: not a plain tensor attribute.
-                return Some(Val::new(Value::unknown(span)));
+                // Registered with the module: not a plain tensor attribute. Built on the
+                // module's configured device (`nn.Parameter(torch.zeros(n, device=self.device))`),
+                // it says where the module is built (see P401).
+                let mut v = Value::unknown(span);
+                if let Some(a) = args.first() {
+                    if a.v.device == Device::Cached
+                        || a.v.device == Device::Input && a.v.origin.is_some()
+                    {
+                        v.device = a.v.device.clone();
+                        v.origin.clone_from(&a.v.origin);
+                    }
+                }
+                return Some(Val::new(v));
             }
             _ => {}
         }
@@ -4431,6 +4484,12 @@ impl<'a> Lowerer<'a> {
             None if name == "tensor" && !is_sequence_literal(c.arguments.args.first()) => {
                 // `torch.tensor(1e-5)` is a 0-dim scalar (allowed to mix with any device), and
                 // `torch.tensor(x)` may be one.
+                (Device::Unknown, None)
+            }
+            // `torch.full(size=(), fill_value=i)`: 0-dim, as `torch.full((), i)`.
+            None if Self::keyword(c, "size")
+                .is_some_and(|k| is_scalar_shape(std::slice::from_ref(&k.value))) =>
+            {
                 (Device::Unknown, None)
             }
             None if name == "tensor" || name == "from_numpy" || c.arguments.args.is_empty() => {
@@ -5363,6 +5422,52 @@ fn false_flags(f: &ast::StmtFunctionDef, src: &str) -> Vec<String> {
         }
     }
     flags
+}
+
+/// The name of an annotation that is one name, maybe optional (`HomMatrix`,
+/// `Optional[HomMatrix]`, `HomMatrix | None`, `"HomMatrix"`).
+fn bare_annotation_name(annotation: &str) -> Option<&str> {
+    let mut a = annotation.trim().trim_matches(['"', '\'']);
+    if let Some(inner) = a
+        .strip_prefix("Optional[")
+        .or_else(|| a.strip_prefix("typing.Optional["))
+        .and_then(|r| r.strip_suffix(']'))
+    {
+        a = inner.trim();
+    }
+    if let Some(head) = a
+        .strip_suffix("None")
+        .and_then(|r| r.trim_end().strip_suffix('|'))
+    {
+        a = head.trim();
+    }
+    (!a.is_empty() && a.chars().all(|c| c.is_alphanumeric() || c == '_')).then_some(a)
+}
+
+/// The type aliases for a tensor a module defines at its top level: `X: TypeAlias = ..`,
+/// `type X = ..`, and `X = Float[torch.Tensor, ".."]` (a subscripted annotation), whose value
+/// is a tensor annotation ([`is_tensor_annotation`]).
+fn tensor_aliases(body: &[Stmt], src: &str) -> Vec<String> {
+    let text = |e: &Expr| src.get(span_of(e.range())).unwrap_or("");
+    body.iter()
+        .filter_map(|stmt| {
+            let (name, value) = match stmt {
+                Stmt::AnnAssign(a) if text(&a.annotation).ends_with("TypeAlias") => {
+                    (&*a.target, a.value.as_deref()?)
+                }
+                Stmt::TypeAlias(t) => (&*t.name, &*t.value),
+                Stmt::Assign(a) if a.targets.len() == 1 && a.value.is_subscript_expr() => {
+                    (&a.targets[0], &*a.value)
+                }
+                _ => return None,
+            };
+            let Expr::Name(n) = name else {
+                return None;
+            };
+            let value = text(value);
+            (value.contains("Tensor") && is_tensor_annotation(value)).then(|| n.id.to_string())
+        })
+        .collect()
 }
 
 /// `for name in ("a", "b"):` (a tuple or list of string literals): the loop variable and the
