@@ -1,7 +1,7 @@
 use std::collections::HashSet;
 
 use crate::checker::Checker;
-use crate::ir::{Device, EventKind, ValueKind};
+use crate::ir::{Device, EventKind, Span, ValueKind};
 use crate::rule::{declare_rule, Violation};
 use crate::utils::loop_decisions;
 
@@ -17,7 +17,9 @@ declare_rule! {
     /// construction (see tensor-on-default-device): no device to wait for. Nor are reads in a
     /// loop that synchronises on every iteration anyway (`torch.cuda.synchronize()`, or a
     /// `torch.linalg` function that waits for the device to check for errors, such as
-    /// `torch.linalg.solve`): the read adds no stall.
+    /// `torch.linalg.solve`), that branches on a tensor (`if mask.any():`), or that decides on
+    /// a read (`if loss.isnan(): raise ..`, `if n < k: continue`): the host waits there anyway,
+    /// and the read adds no stall that a device-side accumulator would remove.
     ///
     /// ## Why is this bad?
     /// A host read waits for the device to finish all queued work and copies the value back. Done
@@ -123,13 +125,24 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
         // benchmark's; `torch.linalg.solve`): a device accumulator would not spare them a stall. (Not extended to
         // calls of waiting functions or copies to the host: on the read corpora that drops as
         // many true findings as false ones.)
-        let drained: Vec<crate::ir::LoopId> = func
+        // (With the read that waits, for reads: the read itself does not drain its loop.)
+        let drained: Vec<(crate::ir::LoopId, Option<&Span>)> = func
             .events
             .iter()
             .filter(|e| !e.in_log && !e.in_periodic)
             .filter_map(|e| {
                 let lp = e.loop_id?;
-                matches!(e.kind, EventKind::Synchronize).then_some(lp)
+                // ...and loops whose every iteration branches on a tensor (`if mask.any():`) or
+                // decides on a read (`if res.max().item() < tol: break`): the host waits there
+                // anyway, and another read in the same iteration adds no stall of its own.
+                match &e.kind {
+                    EventKind::Synchronize => Some((lp, None)),
+                    EventKind::HostDecision { read } => Some((lp, Some(read))),
+                    EventKind::HostRead { method, .. } if method == "bool" => {
+                        Some((lp, Some(&e.span)))
+                    }
+                    _ => None,
+                }
             })
             .collect();
         for event in &func.events {
@@ -159,7 +172,10 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             if read_event.in_log || read_event.in_periodic || !func.loop_within(event.loop_id, lp) {
                 continue;
             }
-            if drained.iter().any(|&d| func.loop_within(Some(d), lp)) {
+            if drained
+                .iter()
+                .any(|&(d, by)| by != Some(read) && func.loop_within(Some(d), lp))
+            {
                 continue;
             }
             // A tensor built on the host (no `device=`, from a file or NumPy) is read without

@@ -2139,6 +2139,24 @@ impl<'a> Lowerer<'a> {
         if let Some(cond) = &cond {
             // `if t:` on a tensor reads its value on the host.
             self.truth_read(&cond.v);
+            // `if mask.any():` of what may be a tensor (a batch's entry) in a torch file: the
+            // host most likely waits for it (a wait, not a finding of its own: see P301's
+            // drained loops and P302's waiting calls).
+            let reduction = matches!(test, Some(Expr::Call(c))
+                if c.arguments.is_empty()
+                    && matches!(&*c.func, Expr::Attribute(a) if matches!(a.attr.id.as_str(), "any" | "all")));
+            if reduction && !cond.v.is_tensor() && self.uses_torch && cond.v.device != Device::Cpu {
+                let mut source = cond.v.clone();
+                source.kind = ValueKind::MaybeTensor;
+                let span = source.span.clone();
+                self.emit(
+                    EventKind::HostRead {
+                        source,
+                        method: "bool".to_string(),
+                    },
+                    span,
+                );
+            }
         }
         if periodic {
             self.st().periodic_depth += 1;
