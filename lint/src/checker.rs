@@ -535,12 +535,19 @@ impl<'a> Program<'a> {
             .collect()
     }
 
-    /// The spans of the calls in `func` that reach a function of the tree.
+    /// The spans of the calls in `func` that reach a function of the tree, or construct a
+    /// Python class of the tree by a name the file could not tell from a function (`dataset(x,
+    /// labels)` of a lowercase class imported from the package): a construction stores what it
+    /// is given; it computes nothing with it.
     pub(crate) fn tree_call_spans(&self, func: &Function, file: FileId) -> HashSet<Span> {
         func.events
             .iter()
             .filter_map(|e| match &e.kind {
-                EventKind::Call { target, .. } if !self.resolve_call(target, file).is_empty() => {
+                EventKind::Call { target, .. }
+                    if !self.resolve_call(target, file).is_empty()
+                        || matches!(target, CallTarget::Free { name }
+                            if self.bases.contains_key(name.rsplit('.').next().unwrap_or(name))) =>
+                {
                     Some(e.span.clone())
                 }
                 _ => None,
