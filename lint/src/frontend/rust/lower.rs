@@ -1245,8 +1245,17 @@ impl<'a> Lowerer<'a> {
         if log_gate {
             self.st().log_depth += 1;
         }
+        // `if s == "cuda" { return Ok(Device::Cuda(0)); }`: a parser of the caller's device
+        // name, as a `"cuda" =>` match arm.
+        let bare_backend = compares_bare_backend(&i.cond);
+        if bare_backend {
+            self.st().bare_backend_depth += 1;
+        }
         let exits_before = self.st().exits;
         let then = self.eval_block(&i.then_branch);
+        if bare_backend {
+            self.st().bare_backend_depth -= 1;
+        }
         if log_gate {
             self.st().log_depth -= 1;
         }
@@ -2498,6 +2507,27 @@ fn matches_bare_backend(pat: &syn::Pat) -> bool {
             "cuda" | "metal" | "gpu" | "cuda:0" | "metal:0" | "gpu:0"
         )),
         syn::Pat::Or(o) => o.cases.iter().any(matches_bare_backend),
+        _ => false,
+    }
+}
+
+/// Whether an `if` condition compares a name with a bare backend name (`s == "cuda"`,
+/// `name.eq_ignore_ascii_case("cuda")`): see [`matches_bare_backend`].
+fn compares_bare_backend(cond: &Expr) -> bool {
+    let bare = |e: &Expr| {
+        matches!(e, Expr::Lit(l) if matches!(&l.lit, syn::Lit::Str(s)
+            if matches!(s.value().to_ascii_lowercase().as_str(), "cuda" | "metal" | "gpu" | "cuda:0" | "metal:0" | "gpu:0")))
+    };
+    match cond {
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_)) => bare(&b.left) || bare(&b.right),
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::Or(_)) => {
+            compares_bare_backend(&b.left) || compares_bare_backend(&b.right)
+        }
+        Expr::MethodCall(m) if m.method == "eq_ignore_ascii_case" || m.method == "eq" => m
+            .args
+            .first()
+            .is_some_and(|a| bare(a) || matches!(a, Expr::Reference(r) if bare(&r.expr))),
+        Expr::Paren(p) => compares_bare_backend(&p.expr),
         _ => false,
     }
 }
