@@ -1239,6 +1239,41 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// The class of the instance `value` moves or casts in place (`model.to(device)`,
+    /// `model.half().cuda()`), where the name it starts from was built by calling that class.
+    fn moved_instance_class(&self, value: &Expr) -> Option<String> {
+        let mut e = value;
+        loop {
+            match e {
+                Expr::Call(c) => match &*c.func {
+                    Expr::Attribute(a)
+                        if matches!(
+                            a.attr.id.as_str(),
+                            "to" | "cuda"
+                                | "cpu"
+                                | "half"
+                                | "float"
+                                | "double"
+                                | "bfloat16"
+                                | "train"
+                                | "eval"
+                                | "requires_grad_"
+                        ) =>
+                    {
+                        e = &a.value;
+                    }
+                    _ => return None,
+                },
+                Expr::Name(n) => {
+                    let st = self.stack.last()?;
+                    let id = st.names.get(n.id.as_str())?;
+                    return st.instance_of.get(id).cloned();
+                }
+                _ => return None,
+            }
+        }
+    }
+
     /// The host reads behind `v`: its own (`int(t)`), and those of the bindings it was
     /// computed from (`n = s1 - s0`, each an `int(..)`).
     fn host_reads_behind(&self, v: &Value) -> Vec<Span> {
@@ -1551,6 +1586,8 @@ impl<'a> Lowerer<'a> {
             }
             Stmt::Assign(a) => {
                 let before = self.st().func.events.len();
+                // `model = model.to(device)`: still an instance of the class it was.
+                let moved_instance = self.moved_instance_class(&a.value);
                 // `metrics["loss"] = loss.item()`: a value for the logger.
                 let logged = matches!(a.targets.as_slice(), [Expr::Subscript(sub)]
                     if t::names_metrics(self.src_of(&*sub.value)))
@@ -1617,8 +1654,12 @@ impl<'a> Lowerer<'a> {
                 }
                 self.st().moving = None;
                 if let ([Expr::Name(n)], Expr::Call(c)) = (a.targets.as_slice(), &*a.value) {
-                    // Remember which class built the object (`dataset = MyDataset(..)`).
-                    if let Some(class) = self.constructed_class(&c.func) {
+                    // Remember which class built the object (`dataset = MyDataset(..)`), or
+                    // which it still is (`model = model.to(device)`).
+                    if let Some(class) = self
+                        .constructed_class(&c.func)
+                        .or_else(|| moved_instance.clone())
+                    {
                         let st = self.st();
                         if let Some(&id) = st.names.get(n.id.as_str()) {
                             st.instance_of.insert(id, class);
@@ -4794,7 +4835,8 @@ impl<'a> Lowerer<'a> {
                 return Val::new(self.module_output(arg_tensors, span, reads));
             }
         }
-        // `buf.get()` on an instance of a class of this file that defines `get`.
+        // `buf.get()` on an instance of a class of this file that defines `get` (a module's
+        // too: `model.fit(k)` runs `fit`, whatever it waits for).
         if let Expr::Name(n) = &*a.value {
             let class = self.stack.last().and_then(|st| {
                 let id = st.names.get(n.id.as_str())?;
@@ -4802,7 +4844,7 @@ impl<'a> Lowerer<'a> {
             });
             if let Some(class) = class.filter(|c| {
                 self.class(c)
-                    .is_some_and(|info| info.methods.contains(name) && !info.stateful)
+                    .is_some_and(|info| info.methods.contains(name))
             }) {
                 let target = CallTarget::Method {
                     self_type: class,
