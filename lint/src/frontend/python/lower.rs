@@ -5506,7 +5506,8 @@ fn bare_annotation_name(annotation: &str) -> Option<&str> {
 
 /// The type aliases for a tensor a module defines at its top level: `X: TypeAlias = ..`,
 /// `type X = ..`, and `X = Float[torch.Tensor, ".."]` (a subscripted annotation), whose value
-/// is a tensor annotation ([`is_tensor_annotation`]).
+/// is one tensor type: a jaxtyping / torchtyping annotation of a tensor, or a tensor class
+/// (`Tensor: TypeAlias = torch.Tensor`).
 fn tensor_aliases(body: &[Stmt], src: &str) -> Vec<String> {
     let text = |e: &Expr| src.get(span_of(e.range())).unwrap_or("");
     body.iter()
@@ -5524,8 +5525,31 @@ fn tensor_aliases(body: &[Stmt], src: &str) -> Vec<String> {
             let Expr::Name(n) = name else {
                 return None;
             };
-            let value = text(value);
-            (value.contains("Tensor") && is_tensor_annotation(value)).then(|| n.id.to_string())
+            // One tensor type: a jaxtyping or torchtyping annotation, or a tensor class itself
+            // (not a union with host types, `Union[np.ndarray, torch.Tensor]`).
+            let value = text(value).trim();
+            let head = value.split('[').next().unwrap_or(value).trim();
+            let head = head.rsplit('.').next().unwrap_or(head);
+            let typed = value.contains('[')
+                && (matches!(
+                    head,
+                    "Float"
+                        | "Int"
+                        | "Bool"
+                        | "Shaped"
+                        | "Num"
+                        | "Real"
+                        | "Integer"
+                        | "Inexact"
+                        | "Complex"
+                        | "UInt"
+                        | "TensorType"
+                ) || head.starts_with("Float")
+                    || head.starts_with("Int")
+                    || head.starts_with("UInt")
+                    || head.starts_with("BFloat"));
+            let class = !value.contains('[') && head.ends_with("Tensor");
+            ((typed && value.contains("Tensor")) || class).then(|| n.id.to_string())
         })
         .collect()
 }
