@@ -208,7 +208,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                     inputs.is_empty()
                         || inputs.iter().any(|v| {
                             if checker.is_python() {
-                                on_device(checker, v)
+                                on_device(checker, None, v)
                             } else {
                                 checker.resolve(v).0 != Device::Cpu
                             }
@@ -219,7 +219,12 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 // may return host data) is work where the frontend recorded it as such.
                 EventKind::Op { opaque: true, .. } if !checker.is_python() => false,
                 // What local helpers return counts once it resolves to a tensor somewhere.
-                EventKind::Op { operands, .. } => operands.iter().any(|o| on_device(checker, o)),
+                // (An op on what only untyped parameters carry, `offsets[lo:hi]`, is not known
+                // to be device work; a callable given it, `model(x)`, is.)
+                EventKind::Op { operands, name, .. } => {
+                    let untyped = (name != "module call").then_some(func);
+                    operands.iter().any(|o| on_device(checker, untyped, o))
+                }
                 _ => false,
             }) else {
                 continue;
@@ -230,10 +235,10 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 // Formatting a tensor for a log (`"{:.0f}".format(acc.sum())`, an f-string in
                 // `print`) reads its value on the host.
                 EventKind::Op { operands, .. } if e.in_log => {
-                    operands.iter().any(|o| on_device(checker, o))
+                    operands.iter().any(|o| on_device(checker, None, o))
                 }
                 EventKind::DeviceWork { inputs } if e.in_log => {
-                    inputs.iter().any(|o| on_device(checker, o))
+                    inputs.iter().any(|o| on_device(checker, None, o))
                 }
                 EventKind::Transfer {
                     to: Device::Cpu, ..
@@ -269,7 +274,28 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
 /// Whether an operand of an op may hold device work: a tensor not known to be on the host, or
 /// what a call returns once it resolves to a device. A value that a function outside the tree
 /// computed from a non-tensor (`pickle.loads(read_chunks(stream))`) is not.
-fn on_device(checker: &Checker<'_>, operand: &crate::ir::Value) -> bool {
+/// Whether every parameter `operand` carries is one `func` never annotates or uses as a tensor
+/// (and it carries at least one).
+fn only_untyped_parameters(
+    checker: &Checker<'_>,
+    func: &crate::ir::Function,
+    operand: &crate::ir::Value,
+) -> bool {
+    let carried =
+        crate::engine::meets::carried_params(checker.program, checker.file.id, func, operand);
+    !carried.is_empty()
+        && carried.iter().all(|&(k, _)| {
+            func.params
+                .get(usize::from(k))
+                .is_some_and(|p| !p.tensor_use && p.kind != crate::ir::ValueKind::Tensor)
+        })
+}
+
+fn on_device(
+    checker: &Checker<'_>,
+    untyped_in: Option<&crate::ir::Function>,
+    operand: &crate::ir::Value,
+) -> bool {
     match checker.resolve(operand).0 {
         Device::Cpu => false,
         Device::Unknown => operand.is_tensor(),
@@ -281,7 +307,9 @@ fn on_device(checker: &Checker<'_>, operand: &crate::ir::Value) -> bool {
                         .program
                         .resolve_call(&call.target, checker.file.id)
                         .is_empty(),
-                    _ => true,
+                    // (Not what only parameters the function never uses as tensors carry:
+                    // `read_xyz_at(path, offsets[lo:hi])` of byte offsets.)
+                    _ => !untyped_in.is_some_and(|f| only_untyped_parameters(checker, f, operand)),
                 }
         }
         _ => true,
