@@ -676,7 +676,8 @@ fn should_follow_functions_re_exported_or_renamed_and_know_numpy_modules_queue_n
     assert_eq!(timers(&pkg), Vec::<usize>::new());
 
     // Without the sub-package in the tree both stages are opaque calls given the data and the
-    // device; a mask helper that computes with torch may queue work too.
+    // device. The mask helper, now computing with torch, is given only what the pipeline never
+    // uses as tensors (stats, a shape, a setting) and no device: not known device work.
     std::fs::remove_dir_all(pkg.join("registration")).unwrap();
     std::fs::write(
         pkg.join("masks.py"),
@@ -685,5 +686,5 @@ fn should_follow_functions_re_exported_or_renamed_and_know_numpy_modules_queue_n
             .replace("masks = np.zeros(", "masks = torch.zeros("),
     )
     .unwrap();
-    assert_eq!(timers(&pkg), vec![16, 20, 23]);
+    assert_eq!(timers(&pkg), vec![16, 20]);
 }

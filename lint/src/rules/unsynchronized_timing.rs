@@ -222,7 +222,13 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 // (An op on what only untyped parameters carry, `offsets[lo:hi]`, is not known
                 // to be device work; a callable given it, `model(x)`, is.)
                 EventKind::Op { operands, name, .. } => {
-                    let untyped = (name != "module call").then_some(func);
+                    // (Nor a call given a device: `stage(frames, device=device)` computes there.)
+                    let given_device = func.events.iter().any(|c| {
+                        c.span == e.span
+                            && matches!(&c.kind, EventKind::Call { args, .. }
+                                if args.iter().any(|a| a.value.kind == crate::ir::ValueKind::Device))
+                    });
+                    let untyped = (name != "module call" && !given_device).then_some(func);
                     operands.iter().any(|o| on_device(checker, untyped, o))
                 }
                 _ => false,
