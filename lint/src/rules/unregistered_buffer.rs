@@ -106,27 +106,8 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             .filter(|&i| file.functions[i].meta.self_type.as_deref() == Some(class))
             .collect();
         let construction = construction_methods(file, &methods, class);
-        // A class that builds its parameters on the device its constructor is given
-        // (`nn.Parameter(torch.zeros(n, device=self.device))`) is built where it runs, not moved
-        // there: state on that device is where the parameters are.
-        // So is one whose methods bring their inputs to the device it keeps
-        // (`synd.to(self.device)`): moving it would not move where it computes. (Not a device
-        // property that reads the weights' device, which follows the module when it is moved.)
-        let built_in_place = construction.iter().any(|&i| {
-            file.functions[i].events.iter().any(|e| {
-                // (Built or moved there, not a tensor the caller passed in; a parameter, not a
-                // buffer: registering buffers says the class expects `.to()` to move it.)
-                matches!(&e.kind, EventKind::SetAttr { value, registered: true, .. }
-                    if matches!(checker.resolve(value), (Device::Cached, _) | (Device::Input, Some(_)))
-                        && !file.source.get(e.span.clone()).is_some_and(|t| t.contains("register_buffer")))
-            })
-        }) || !device_property(checker, class)
-            && methods.iter().any(|&i| {
-            !construction.contains(&i)
-                && file.functions[i].events.iter().any(|e| {
-                    matches!(&e.kind, EventKind::Transfer { to: Device::Cached, by_indexing: false, .. })
-                })
-        });
+        // See [`built_in_place`]: asked only for a tensor placed on a device not hard-coded.
+        let in_place = std::cell::OnceCell::new();
         let events = construction
             .iter()
             .flat_map(|&i| file.functions[i].events.iter().map(move |e| (i, e)));
@@ -166,7 +147,9 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             if !tensor || !(placed || built_by_device_call) {
                 continue;
             }
-            if built_in_place && !device.is_hard_coded() {
+            if !device.is_hard_coded()
+                && *in_place.get_or_init(|| built_in_place(checker, class, &methods, &construction))
+            {
                 continue;
             }
             // An instance of the tree's own `nn.Parameter` subclass (`self.points =
@@ -349,6 +332,47 @@ fn counter_update(source: &str, target: &Span) -> bool {
         && rhs
             .chars()
             .all(|c| c.is_ascii_digit() || c == '.' || c == '_')
+}
+
+/// Whether the module class is built where it runs: it builds its parameters on the device its
+/// constructor is given (`nn.Parameter(torch.zeros(n, device=self.device))`), so state on that
+/// device is where the parameters are; or its methods bring their inputs to the device it keeps
+/// (`synd.to(self.device)`), so moving it would not move where it computes (not a device
+/// property that reads the weights' device, which follows the module when it is moved).
+fn built_in_place(
+    checker: &Checker<'_>,
+    class: &str,
+    methods: &[usize],
+    construction: &[usize],
+) -> bool {
+    let file = checker.file;
+    let parameters_there = construction.iter().any(|&i| {
+        file.functions[i].events.iter().any(|e| {
+            // (Built or moved there, not a tensor the caller passed in; a parameter, not a
+            // buffer: registering buffers says the class expects `.to()` to move it.)
+            matches!(&e.kind, EventKind::SetAttr { value, registered: true, .. }
+                if matches!(checker.resolve(value), (Device::Cached, _) | (Device::Input, Some(_)))
+                    && !file
+                        .source
+                        .get(e.span.clone())
+                        .is_some_and(|t| t.contains("register_buffer")))
+        })
+    });
+    parameters_there
+        || !device_property(checker, class)
+            && methods.iter().any(|&i| {
+                !construction.contains(&i)
+                    && file.functions[i].events.iter().any(|e| {
+                        matches!(
+                            &e.kind,
+                            EventKind::Transfer {
+                                to: Device::Cached,
+                                by_indexing: false,
+                                ..
+                            }
+                        )
+                    })
+            })
 }
 
 /// Whether `class` (or a base class of the tree) defines a `device` method: a property that

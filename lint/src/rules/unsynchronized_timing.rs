@@ -109,6 +109,16 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
     let source = checker.file.source.clone();
     for (_, func) in checker.functions() {
         let mut seen = HashSet::new();
+        // Calls given a device (`stage(frames, device=device)`): they compute there.
+        let device_calls: HashSet<&Span> = func
+            .events
+            .iter()
+            .filter(|e| {
+                matches!(&e.kind, EventKind::Call { args, .. }
+                    if args.iter().any(|a| a.value.kind == crate::ir::ValueKind::Device))
+            })
+            .map(|e| &e.span)
+            .collect();
         for (j, event) in func.events.iter().enumerate() {
             let EventKind::TimerRead { start, end, pacing } = event.kind else {
                 continue;
@@ -223,12 +233,8 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 // to be device work; a callable given it, `model(x)`, is.)
                 EventKind::Op { operands, name, .. } => {
                     // (Nor a call given a device: `stage(frames, device=device)` computes there.)
-                    let given_device = func.events.iter().any(|c| {
-                        c.span == e.span
-                            && matches!(&c.kind, EventKind::Call { args, .. }
-                                if args.iter().any(|a| a.value.kind == crate::ir::ValueKind::Device))
-                    });
-                    let untyped = (name != "module call" && !given_device).then_some(func);
+                    let untyped =
+                        (name != "module call" && !device_calls.contains(&e.span)).then_some(func);
                     operands.iter().any(|o| on_device(checker, untyped, o))
                 }
                 _ => false,

@@ -1274,24 +1274,6 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// The host reads behind `v`: its own (`int(t)`), and those of the bindings it was
-    /// computed from (`n = s1 - s0`, each an `int(..)`).
-    fn host_reads_behind(&self, v: &Value) -> Vec<Span> {
-        let env = self.stack.last().map_or(&[][..], |s| &s.env[..]);
-        let behind = v.reads.iter().filter_map(|&b| env.get(b as usize));
-        let mut reads: Vec<Span> = Vec::new();
-        for read in v
-            .host_read
-            .iter()
-            .chain(behind.filter_map(|b| b.host_read.as_ref()))
-        {
-            if !reads.contains(read) {
-                reads.push(read.clone());
-            }
-        }
-        reads
-    }
-
     fn st(&mut self) -> &mut FnState {
         self.stack.last_mut().expect("a function is always open")
     }
@@ -1587,7 +1569,9 @@ impl<'a> Lowerer<'a> {
             Stmt::Assign(a) => {
                 let before = self.st().func.events.len();
                 // `model = model.to(device)`: still an instance of the class it was.
-                let moved_instance = self.moved_instance_class(&a.value);
+                let moved_instance = matches!(a.targets.as_slice(), [Expr::Name(_)])
+                    .then(|| self.moved_instance_class(&a.value))
+                    .flatten();
                 // `metrics["loss"] = loss.item()`: a value for the logger.
                 let logged = matches!(a.targets.as_slice(), [Expr::Subscript(sub)]
                     if t::names_metrics(self.src_of(&*sub.value)))
@@ -4588,9 +4572,10 @@ impl<'a> Lowerer<'a> {
         if shape_factory {
             // Every read behind a size (`torch.arange(gt * gh * gw)`, each an `.item()`), not
             // only the one the arithmetic's result remembers.
+            let env = self.stack.last().map_or(&[][..], |s| &s.env[..]);
             let mut reads: Vec<Span> = Vec::new();
             for a in args.iter().chain(kwargs.iter().map(|(_, v)| v)) {
-                for read in self.host_reads_behind(&a.v) {
+                for read in host_reads_behind(env, &a.v) {
                     if !reads.contains(&read) {
                         reads.push(read);
                     }
@@ -5429,24 +5414,30 @@ fn class_attributes(class_source: &str) -> (HashSet<String>, HashSet<String>) {
 /// [`FnState::false_flags`]): the name is assigned once in the function's source, and is no
 /// parameter, `global` or `nonlocal`.
 fn false_flags(f: &ast::StmtFunctionDef, src: &str) -> Vec<String> {
+    // The candidates first (most functions have none), then one look at the source.
+    let candidates: Vec<&str> = f
+        .body
+        .iter()
+        .filter_map(|stmt| match stmt {
+            Stmt::Assign(a) => match (&a.targets[..], &*a.value) {
+                ([Expr::Name(n)], Expr::BooleanLiteral(b)) if !b.value => Some(n.id.as_str()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .filter(|name| !f.parameters.iter().any(|p| p.name().as_str() == *name))
+        .collect();
+    if candidates.is_empty() {
+        return Vec::new();
+    }
     let Some(text) = src.get(f.range.start().to_usize()..f.range.end().to_usize()) else {
         return Vec::new();
     };
-    if !text.contains("= False") || text.contains("global ") || text.contains("nonlocal ") {
+    if text.contains("global ") || text.contains("nonlocal ") {
         return Vec::new();
     }
     let mut flags = Vec::new();
-    for stmt in &f.body {
-        let Stmt::Assign(a) = stmt else {
-            continue;
-        };
-        let ([Expr::Name(n)], Expr::BooleanLiteral(b)) = (&a.targets[..], &*a.value) else {
-            continue;
-        };
-        let name = n.id.as_str();
-        if b.value || f.parameters.iter().any(|p| p.name().as_str() == name) {
-            continue;
-        }
+    for name in candidates {
         // Every binding of the name: `name =`, `name +=`, `name, x =`, `for name`, `as name`.
         let bindings = text
             .match_indices(name)
@@ -5530,24 +5521,14 @@ fn tensor_aliases(body: &[Stmt], src: &str) -> Vec<String> {
             let value = text(value).trim();
             let head = value.split('[').next().unwrap_or(value).trim();
             let head = head.rsplit('.').next().unwrap_or(head);
+            // (`Float`, `Float32`, `Int64`, `Integer`, `UInt8`, `BFloat16`, ..)
             let typed = value.contains('[')
                 && (matches!(
                     head,
-                    "Float"
-                        | "Int"
-                        | "Bool"
-                        | "Shaped"
-                        | "Num"
-                        | "Real"
-                        | "Integer"
-                        | "Inexact"
-                        | "Complex"
-                        | "UInt"
-                        | "TensorType"
-                ) || head.starts_with("Float")
-                    || head.starts_with("Int")
-                    || head.starts_with("UInt")
-                    || head.starts_with("BFloat"));
+                    "Bool" | "Shaped" | "Num" | "Real" | "Inexact" | "Complex" | "TensorType"
+                ) || ["Float", "Int", "UInt", "BFloat"]
+                    .iter()
+                    .any(|p| head.starts_with(p)));
             let class = !value.contains('[') && head.ends_with("Tensor");
             ((typed && value.contains("Tensor")) || class).then(|| n.id.to_string())
         })

@@ -2501,23 +2501,25 @@ fn is_self_path(e: &Expr) -> bool {
 /// of the caller's device name, which names the ordinal itself.
 fn matches_bare_backend(pat: &syn::Pat) -> bool {
     match pat {
-        syn::Pat::Lit(l) => matches!(&l.lit, syn::Lit::Str(s)
-        if matches!(
-            s.value().to_ascii_lowercase().as_str(),
-            "cuda" | "metal" | "gpu" | "cuda:0" | "metal:0" | "gpu:0"
-        )),
+        syn::Pat::Lit(l) => is_bare_backend_literal(&l.lit),
         syn::Pat::Or(o) => o.cases.iter().any(matches_bare_backend),
         _ => false,
     }
 }
 
+/// A string literal naming a backend, `"cuda"` or `"metal"` in any case, or its first device
+/// (`"cuda:0"`): see [`matches_bare_backend`].
+fn is_bare_backend_literal(lit: &syn::Lit) -> bool {
+    matches!(lit, syn::Lit::Str(s) if matches!(
+        s.value().to_ascii_lowercase().as_str(),
+        "cuda" | "metal" | "gpu" | "cuda:0" | "metal:0" | "gpu:0"
+    ))
+}
+
 /// Whether an `if` condition compares a name with a bare backend name (`s == "cuda"`,
 /// `name.eq_ignore_ascii_case("cuda")`): see [`matches_bare_backend`].
 fn compares_bare_backend(cond: &Expr) -> bool {
-    let bare = |e: &Expr| {
-        matches!(e, Expr::Lit(l) if matches!(&l.lit, syn::Lit::Str(s)
-            if matches!(s.value().to_ascii_lowercase().as_str(), "cuda" | "metal" | "gpu" | "cuda:0" | "metal:0" | "gpu:0")))
-    };
+    let bare = |e: &Expr| matches!(e, Expr::Lit(l) if is_bare_backend_literal(&l.lit));
     match cond {
         Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_)) => bare(&b.left) || bare(&b.right),
         Expr::Binary(b) if matches!(b.op, syn::BinOp::Or(_)) => {
