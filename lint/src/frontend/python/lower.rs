@@ -3103,7 +3103,11 @@ impl<'a> Lowerer<'a> {
         }
         self.note_tensor_use(&base.v, attr);
         let mut v = Value::unknown(span.clone());
-        v.reads.clone_from(&base.v.reads);
+        // `n = x.shape[0]`: a size says nothing of where `x` is, so what is built from it
+        // (`torch.zeros(n, device=dev)`) is not computed from `x` (unseen set 23, torchspin).
+        if !t::is_size_member(attr) {
+            v.reads.clone_from(&base.v.reads);
+        }
         if attr == "device" {
             v.kind = ValueKind::Device;
             v.device = if base.v.is_tensorish() {
@@ -3554,6 +3558,21 @@ impl<'a> Lowerer<'a> {
                 .and_then(Self::torch_name)
                 .is_some_and(|n| n.starts_with("linalg."));
         if linalg_sync && v.v.is_tensorish() {
+            self.emit(EventKind::Synchronize, span.clone());
+        }
+        // `torch.nonzero(mask)`, `mask.nonzero()`, `torch.argwhere(x)`: the output's size depends
+        // on the data, so on CUDA the host waits for the device (`PyTorch`'s documentation of
+        // both says so).
+        let data_sized = match &*c.func {
+            Expr::Attribute(a) if matches!(a.attr.id.as_str(), "nonzero" | "argwhere") => {
+                match self.qualified(&c.func).as_deref() {
+                    Some(q) => Self::torch_name(q).is_some_and(|n| n == a.attr.id.as_str()),
+                    None => v.v.is_tensorish(),
+                }
+            }
+            _ => false,
+        };
+        if data_sized && !self.host_only {
             self.emit(EventKind::Synchronize, span.clone());
         }
         // `torch.is_tensor(x)`, `has_torch_function_unary(input_)`, `utils.is_sparse(a)`: a
@@ -5092,7 +5111,18 @@ impl<'a> Lowerer<'a> {
                 }
                 // A transfer is differentiable: the copy stays in the autograd graph.
                 v.requires_grad = recv.v.requires_grad;
-                v.reads = reads;
+                // `xr = x.to(pos.device)`: the copy is where `pos` is, whatever `x`'s device,
+                // so what it meets is met by `pos`, not by `x` (unseen set 23, torchspin's
+                // `gaussian_bins_t` moving its host axis first).
+                let follows_tensor = (to_value.kind == ValueKind::Device
+                    && !to_value.reads.is_empty()
+                    || to_value.is_tensorish())
+                    && recv.v.kind != ValueKind::Module;
+                v.reads = if follows_tensor {
+                    to_value.reads.clone()
+                } else {
+                    reads
+                };
                 // A module moves in place: `model.cuda()` moves `model`.
                 if recv.v.kind == ValueKind::Module {
                     if let Expr::Name(n) = &*a.value {
@@ -5187,7 +5217,9 @@ impl<'a> Lowerer<'a> {
                     }
                 }
                 let mut v = Value::unknown(span);
-                v.reads = reads;
+                if !t::is_size_member(name) {
+                    v.reads = reads;
+                }
                 return Val::new(v);
             }
             if t::INHERITING_METHODS.contains(&name) {

@@ -267,6 +267,15 @@ pub(crate) const TENSOR_EVIDENCE: &[&str] = &[
     "unbind",
 ];
 
+/// Tensor attributes and methods that give its sizes (`x.shape`, `x.size(0)`, `x.numel()`):
+/// host integers that say nothing of the tensor's device.
+pub(crate) fn is_size_member(name: &str) -> bool {
+    matches!(
+        name,
+        "shape" | "size" | "dim" | "ndim" | "ndimension" | "numel" | "nelement"
+    )
+}
+
 /// Tensor attributes and methods whose result is not a tensor.
 pub(crate) const NON_TENSOR_MEMBERS: &[&str] = &[
     // List methods: a receiver that may be a tensor but is appended to is a list.
