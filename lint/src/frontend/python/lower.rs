@@ -464,6 +464,9 @@ struct FnState {
     lambdas: HashMap<String, std::rc::Rc<ast::ExprLambda>>,
     /// Parameters that hold a Python number (`eps: float`, `scale=0.5`).
     number_params: Vec<BindingId>,
+    /// Names bound to what a `NumPy` function returned as an array (`_, nr, kab =
+    /// np.loadtxt(path, unpack=True)`), until bound again.
+    numpy_arrays: Vec<String>,
     loop_stack: Vec<LoopId>,
     log_depth: u32,
     periodic_depth: u32,
@@ -1189,6 +1192,7 @@ impl<'a> Lowerer<'a> {
             instance_of: HashMap::default(),
             lambdas: HashMap::default(),
             number_params: Vec::new(),
+            numpy_arrays: Vec::new(),
             loop_stack: Vec::new(),
             log_depth: 0,
             periodic_depth: 0,
@@ -1294,6 +1298,9 @@ impl<'a> Lowerer<'a> {
     fn bind(&mut self, name: &str, mut value: Value) -> BindingId {
         let st = self.st();
         value.var = None;
+        if !st.numpy_arrays.is_empty() {
+            st.numpy_arrays.retain(|n| n != name);
+        }
         // A number read out of a tensor carries no device: what is computed from it is not
         // computed from that tensor (for the parameter-meet summaries).
         let derived = if value.kind == ValueKind::Host {
@@ -1637,6 +1644,27 @@ impl<'a> Lowerer<'a> {
                     }
                 }
                 self.st().moving = None;
+                if let Expr::Call(c) = &*a.value {
+                    let array = self.qualified(&c.func).is_some_and(|q| {
+                        q.strip_prefix("numpy.").is_some_and(t::numpy_returns_array)
+                    });
+                    if array {
+                        let names: Vec<String> = a
+                            .targets
+                            .iter()
+                            .flat_map(|target| match target {
+                                Expr::Name(n) => vec![n.id.to_string()],
+                                Expr::Tuple(tp) => tp
+                                    .elts
+                                    .iter()
+                                    .filter_map(|e| e.as_name_expr().map(|n| n.id.to_string()))
+                                    .collect(),
+                                _ => Vec::new(),
+                            })
+                            .collect();
+                        self.st().numpy_arrays.extend(names);
+                    }
+                }
                 if let ([Expr::Name(n)], Expr::Call(c)) = (a.targets.as_slice(), &*a.value) {
                     // Remember which class built the object (`dataset = MyDataset(..)`), or
                     // which it still is (`model = model.to(device)`).
@@ -4459,6 +4487,23 @@ impl<'a> Lowerer<'a> {
             .is_some_and(|q| q.starts_with("numpy.") || q.starts_with("np."))
     }
 
+    /// Whether `expr` is a `NumPy` array: a call of a `NumPy` function that returns one
+    /// (`np.loadtxt(path)`, `np.zeros(n)`), or a local bound to such a call in this function
+    /// (`_, nr, kab = np.loadtxt(path, unpack=True)`). `torch.tensor(array)` copies it to the
+    /// host, not to a 0-dim scalar.
+    fn numpy_array_arg(&self, expr: Option<&Expr>) -> bool {
+        match expr {
+            Some(Expr::Call(call)) => self
+                .qualified(&call.func)
+                .is_some_and(|q| q.strip_prefix("numpy.").is_some_and(t::numpy_returns_array)),
+            Some(Expr::Name(n)) => self
+                .stack
+                .last()
+                .is_some_and(|st| st.numpy_arrays.iter().any(|a| a == n.id.as_str())),
+            _ => false,
+        }
+    }
+
     fn factory(
         &mut self,
         name: &str,
@@ -4492,6 +4537,9 @@ impl<'a> Lowerer<'a> {
         // as one); of anything else it may be an array.
         let scalar_of_number = matches!(name, "as_tensor" | "scalar_tensor")
             && c.arguments.args.first().is_some_and(|e| self.is_number(e));
+        // `torch.tensor(np.loadtxt(path))`: a host copy of an array, not a 0-dim scalar
+        // (phytorch-lib's absorption tables, unseen set 23).
+        let numpy_array = name == "tensor" && self.numpy_array_arg(c.arguments.args.first());
         let (device, origin) = match device_kw {
             Some(d) => {
                 let (device_span, text) = match &d.origin {
@@ -4543,7 +4591,10 @@ impl<'a> Lowerer<'a> {
                 let device = wrapped.map_or(Device::Unknown, |w| w.v.device.clone());
                 (device, wrapped.and_then(|w| w.v.origin.clone()))
             }
-            None if name == "tensor" && !is_sequence_literal(c.arguments.args.first()) => {
+            None if name == "tensor"
+                && !is_sequence_literal(c.arguments.args.first())
+                && !numpy_array =>
+            {
                 // `torch.tensor(1e-5)` is a 0-dim scalar (allowed to mix with any device), and
                 // `torch.tensor(x)` may be one.
                 (Device::Unknown, None)
@@ -4623,6 +4674,7 @@ impl<'a> Lowerer<'a> {
             && match name {
                 "tensor" => {
                     !is_sequence_literal(c.arguments.args.first())
+                        && !numpy_array
                         && args.first().is_some_and(|a| !a.v.is_tensorish())
                 }
                 "as_tensor" | "scalar_tensor" => scalar_of_number,

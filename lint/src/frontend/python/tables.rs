@@ -267,6 +267,38 @@ pub(crate) const TENSOR_EVIDENCE: &[&str] = &[
     "unbind",
 ];
 
+/// `NumPy` functions (by name in that module) that return an array, never a scalar.
+pub(crate) fn numpy_returns_array(name: &str) -> bool {
+    matches!(
+        name,
+        "array"
+            | "asarray"
+            | "ascontiguousarray"
+            | "loadtxt"
+            | "genfromtxt"
+            | "load"
+            | "fromfile"
+            | "frombuffer"
+            | "zeros"
+            | "ones"
+            | "empty"
+            | "full"
+            | "arange"
+            | "linspace"
+            | "logspace"
+            | "eye"
+            | "identity"
+            | "stack"
+            | "concatenate"
+            | "vstack"
+            | "hstack"
+            | "meshgrid"
+            | "triu"
+            | "tril"
+            | "diag"
+    )
+}
+
 /// Tensor attributes and methods that give its sizes (`x.shape`, `x.size(0)`, `x.numel()`):
 /// host integers that say nothing of the tensor's device.
 pub(crate) fn is_size_member(name: &str) -> bool {
