@@ -172,10 +172,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             if read_event.in_log || read_event.in_periodic || !func.loop_within(event.loop_id, lp) {
                 continue;
             }
-            if drained
-                .iter()
-                .any(|&(d, by)| by != Some(read) && func.loop_within(Some(d), lp))
-            {
+            if drained.iter().any(|&(d, by)| by != Some(read) && d == lp) {
                 continue;
             }
             // A tensor built on the host (no `device=`, from a file or NumPy) is read without

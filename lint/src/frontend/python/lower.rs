@@ -464,6 +464,9 @@ struct FnState {
     lambdas: HashMap<String, std::rc::Rc<ast::ExprLambda>>,
     /// Parameters that hold a Python number (`eps: float`, `scale=0.5`).
     number_params: Vec<BindingId>,
+    /// Names bound to a boolean mask of a tensor (`in_range = (b >= lo) & (b <= hi)`), until
+    /// bound again.
+    masks: Vec<String>,
     /// Names bound to what a `NumPy` function returned as an array (`_, nr, kab =
     /// np.loadtxt(path, unpack=True)`), until bound again.
     numpy_arrays: Vec<String>,
@@ -1193,6 +1196,7 @@ impl<'a> Lowerer<'a> {
             lambdas: HashMap::default(),
             number_params: Vec::new(),
             numpy_arrays: Vec::new(),
+            masks: Vec::new(),
             loop_stack: Vec::new(),
             log_depth: 0,
             periodic_depth: 0,
@@ -1300,6 +1304,9 @@ impl<'a> Lowerer<'a> {
         value.var = None;
         if !st.numpy_arrays.is_empty() {
             st.numpy_arrays.retain(|n| n != name);
+        }
+        if !st.masks.is_empty() {
+            st.masks.retain(|n| n != name);
         }
         // A number read out of a tensor carries no device: what is computed from it is not
         // computed from that tensor (for the parameter-meet summaries).
@@ -1644,6 +1651,11 @@ impl<'a> Lowerer<'a> {
                     }
                 }
                 self.st().moving = None;
+                if let [Expr::Name(n)] = a.targets.as_slice() {
+                    if value.v.is_tensorish() && self.is_mask_expr(&a.value) {
+                        self.st().masks.push(n.id.to_string());
+                    }
+                }
                 if let Expr::Call(c) = &*a.value {
                     let array = self.qualified(&c.func).is_some_and(|q| {
                         q.strip_prefix("numpy.").is_some_and(t::numpy_returns_array)
@@ -2915,6 +2927,18 @@ impl<'a> Lowerer<'a> {
                             );
                         }
                     }
+                }
+                // `b[in_range]` with a boolean mask: the result's size is the mask's count, so
+                // on CUDA the host waits for the device (as `nonzero`). (Not on a tensor built
+                // on the host, nor in host-only files.)
+                let on_host = base.v.device == Device::Cpu
+                    && base.v.origin.as_ref().is_some_and(|o| !o.is_transfer);
+                if base.v.is_tensorish()
+                    && !on_host
+                    && !self.host_only
+                    && self.is_mask_expr(&s.slice)
+                {
+                    self.emit(EventKind::Synchronize, span.clone());
                 }
                 let indexes_tensor = generic_base
                     && (idx.v.is_tensorish()
@@ -4485,6 +4509,52 @@ impl<'a> Lowerer<'a> {
         };
         self.qualified(&call.func)
             .is_some_and(|q| q.starts_with("numpy.") || q.starts_with("np."))
+    }
+
+    /// Whether `expr` is a boolean mask of a tensor: a comparison (`b >= lo`), `&` / `|` / `^`
+    /// / `~` of masks, `torch.isnan(x)` / `x.isfinite()` and the like, or a name bound to one.
+    fn is_mask_expr(&self, expr: &Expr) -> bool {
+        match expr {
+            Expr::Compare(c) => c.ops.iter().all(|op| {
+                matches!(
+                    op,
+                    ast::CmpOp::Lt
+                        | ast::CmpOp::LtE
+                        | ast::CmpOp::Gt
+                        | ast::CmpOp::GtE
+                        | ast::CmpOp::Eq
+                        | ast::CmpOp::NotEq
+                )
+            }),
+            Expr::BinOp(b) => {
+                matches!(
+                    b.op,
+                    ast::Operator::BitAnd | ast::Operator::BitOr | ast::Operator::BitXor
+                ) && self.is_mask_expr(&b.left)
+                    && self.is_mask_expr(&b.right)
+            }
+            Expr::UnaryOp(u) => u.op == ast::UnaryOp::Invert && self.is_mask_expr(&u.operand),
+            Expr::Call(c) => match &*c.func {
+                Expr::Attribute(a) => matches!(
+                    a.attr.id.as_str(),
+                    "isnan"
+                        | "isinf"
+                        | "isfinite"
+                        | "isneginf"
+                        | "isposinf"
+                        | "logical_not"
+                        | "logical_and"
+                        | "logical_or"
+                        | "logical_xor"
+                ),
+                _ => false,
+            },
+            Expr::Name(n) => self
+                .stack
+                .last()
+                .is_some_and(|st| st.masks.iter().any(|m| m == n.id.as_str())),
+            _ => false,
+        }
     }
 
     /// Whether `expr` is a `NumPy` array: a call of a `NumPy` function that returns one
