@@ -52,13 +52,30 @@ fn should_report_the_example_models_and_exit_1() {
         .code(1);
     let stdout = String::from_utf8(out.get_output().stdout.clone()).expect("utf-8");
     for code in [
-        "P101", "P102", "P103", "P201", "P202", "P301", "P302", "P303", "P401", "P402", "P501",
+        "P101", "P102", "P103", "P201", "P202", "P301", "P303", "P401", "P402", "P501",
     ] {
         assert!(
             stdout.contains(&format!("[{code}/")),
             "no {code} in:\n{stdout}"
         );
     }
+    // The unsynchronised timers are planted too, but P302 is pedantic: off by default.
+    assert!(
+        !stdout.contains("[P302/"),
+        "P302 is off by default:\n{stdout}"
+    );
+    let timers = placer()
+        .args(["check", "example-models", "--output-format", "concise"])
+        .args(["--extend-select", "P302"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .assert()
+        .code(1);
+    let timers = String::from_utf8(timers.get_output().stdout.clone()).expect("utf-8");
+    assert_eq!(
+        timers.matches("[P302/").count(),
+        2,
+        "the planted timers (tch_train.rs, torch_classifier.py):\n{timers}"
+    );
     let stderr = String::from_utf8(out.get_output().stderr.clone()).expect("utf-8");
     assert!(
         stderr.contains("problems (") && stderr.contains("checked 5 files in"),

@@ -70,7 +70,7 @@ rules! {
     (P207, "convenience-transfer-method", convenience_transfer_method, ConvenienceTransferMethod, Pedantic),
     (P208, "per-call-transfer-of-model-state", per_call_transfer_of_model_state, PerCallTransferOfModelState, Perf),
     (P301, "host-sync-in-loop", host_sync_in_loop, HostSyncInLoop, Perf),
-    (P302, "unsynchronized-timing", unsynchronized_timing, UnsynchronizedTiming, Correctness),
+    (P302, "unsynchronized-timing", unsynchronized_timing, UnsynchronizedTiming, Pedantic),
     (P303, "empty-cache-in-loop", empty_cache_in_loop, EmptyCacheInLoop, Perf),
     (P305, "host-sync-in-forward", host_sync_in_forward, HostSyncInForward, Pedantic),
     (P401, "unregistered-buffer", unregistered_buffer, UnregisteredBuffer, Correctness),

@@ -96,8 +96,9 @@ fn check_fixture(path: &Path, lang: &str, comment: &str) -> String {
     }
 }
 
-/// The reference documents' patterns (`fixtures/python/reference/`), with every default rule on:
-/// each `#~ <rule-name>` marker is reported by that rule on that line, and nothing else is.
+/// The reference documents' patterns (`fixtures/python/reference/`), with every default rule on
+/// and the chapter's unsynchronised timer's (P302, pedantic): each `#~ <rule-name>` marker is
+/// reported by that rule on that line, and nothing else is.
 #[test]
 fn reference_documents() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/python/reference");
@@ -112,7 +113,9 @@ fn reference_documents() {
                 expected.push((i + 1, name.to_string()));
             }
         }
-        let diagnostics = check_source(&path, &source, &Settings::default());
+        let mut settings = Settings::default();
+        settings.set_enabled(Rule::UnsynchronizedTiming, true);
+        let diagnostics = check_source(&path, &source, &settings);
         let index = placer_lint::diagnostic::LineIndex::new(&source);
         let mut actual: Vec<(usize, String)> = diagnostics
             .iter()

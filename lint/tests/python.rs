@@ -4,6 +4,13 @@ use std::path::Path;
 
 use placer_lint::{check_source, Rule, Settings};
 
+/// The default rules and P302 (unsynchronized-timing, pedantic: off by default).
+fn with_timing() -> Settings {
+    let mut settings = Settings::default();
+    settings.set_enabled(Rule::UnsynchronizedTiming, true);
+    settings
+}
+
 const TIMESTAMPS: &str = r"
 def decode(token_ids, timestamp_begin):
     offsets = []
@@ -570,8 +577,7 @@ fn should_follow_the_packages_own_modules_imported_by_absolute_name() {
     std::fs::write(pkg.join("dist.py"), DIST_HELPERS).unwrap();
     std::fs::write(pkg.join("loss.py"), CONTRASTIVE_LOSS).unwrap();
     let found = |pkg: &std::path::Path| -> Vec<(String, Rule)> {
-        let report =
-            placer_lint::check_paths(&[pkg.to_path_buf()], &Settings::default()).expect("check");
+        let report = placer_lint::check_paths(&[pkg.to_path_buf()], &with_timing()).expect("check");
         report
             .diagnostics()
             .map(|(f, d)| {
@@ -665,8 +671,7 @@ fn should_follow_functions_re_exported_or_renamed_and_know_numpy_modules_queue_n
     std::fs::write(pkg.join("masks.py"), MASKS).unwrap();
     std::fs::write(pkg.join("pipeline.py"), TIMED_PIPELINE).unwrap();
     let timers = |pkg: &std::path::Path| -> Vec<usize> {
-        let report =
-            placer_lint::check_paths(&[pkg.to_path_buf()], &Settings::default()).expect("check");
+        let report = placer_lint::check_paths(&[pkg.to_path_buf()], &with_timing()).expect("check");
         report
             .diagnostics()
             .filter(|(_, d)| d.rule == Rule::UnsynchronizedTiming)
