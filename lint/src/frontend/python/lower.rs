@@ -1657,10 +1657,7 @@ impl<'a> Lowerer<'a> {
                     }
                 }
                 if let Expr::Call(c) = &*a.value {
-                    let array = self.qualified(&c.func).is_some_and(|q| {
-                        q.strip_prefix("numpy.").is_some_and(t::numpy_returns_array)
-                    });
-                    if array {
+                    if self.is_numpy_array_call(c) {
                         let names: Vec<String> = a
                             .targets
                             .iter()
@@ -2886,10 +2883,10 @@ impl<'a> Lowerer<'a> {
                 // `n_idx[subset] = ..`): PyTorch takes indices on the host or on the table's
                 // device, so tensors on an accelerator meet the table. (Host indices into a
                 // device tensor are fine: not an op.)
-                if base.v.is_tensor()
-                    && base.v.device == Device::Cpu
-                    && base.v.origin.as_ref().is_some_and(|o| !o.is_transfer)
-                {
+                // (Built on the host here, not moved there.)
+                let on_host = base.v.device == Device::Cpu
+                    && base.v.origin.as_ref().is_some_and(|o| !o.is_transfer);
+                if base.v.is_tensor() && on_host {
                     let indices: Vec<Value> = idx
                         .tensors()
                         .into_iter()
@@ -2931,8 +2928,6 @@ impl<'a> Lowerer<'a> {
                 // `b[in_range]` with a boolean mask: the result's size is the mask's count, so
                 // on CUDA the host waits for the device (as `nonzero`). (Not on a tensor built
                 // on the host, nor in host-only files.)
-                let on_host = base.v.device == Device::Cpu
-                    && base.v.origin.as_ref().is_some_and(|o| !o.is_transfer);
                 if base.v.is_tensorish()
                     && !on_host
                     && !self.host_only
@@ -4557,15 +4552,19 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Whether `call` calls a `NumPy` function that returns an array (`np.loadtxt(path)`).
+    fn is_numpy_array_call(&self, call: &ast::ExprCall) -> bool {
+        self.qualified(&call.func)
+            .is_some_and(|q| q.strip_prefix("numpy.").is_some_and(t::numpy_returns_array))
+    }
+
     /// Whether `expr` is a `NumPy` array: a call of a `NumPy` function that returns one
     /// (`np.loadtxt(path)`, `np.zeros(n)`), or a local bound to such a call in this function
     /// (`_, nr, kab = np.loadtxt(path, unpack=True)`). `torch.tensor(array)` copies it to the
     /// host, not to a 0-dim scalar.
     fn numpy_array_arg(&self, expr: Option<&Expr>) -> bool {
         match expr {
-            Some(Expr::Call(call)) => self
-                .qualified(&call.func)
-                .is_some_and(|q| q.strip_prefix("numpy.").is_some_and(t::numpy_returns_array)),
+            Some(Expr::Call(call)) => self.is_numpy_array_call(call),
             Some(Expr::Name(n)) => self
                 .stack
                 .last()
