@@ -72,7 +72,9 @@ impl Device {
 pub struct CallRef {
     /// Which function is called.
     pub target: CallTarget,
-    /// The device of the first tensor argument, used when the callee returns an input-derived value.
+    /// The device of the first tensor argument, used when the callee returns an input-derived value;
+    /// in Python, of the device argument where one is given (`to_device(t, rows.device)`): a
+    /// callee given a device that returns an input-derived value has placed it there.
     pub arg_device: Device,
     /// Where that argument's device was decided, if in a factory or transfer: a helper that
     /// returns a tensor on its argument's device keeps the argument's origin.

@@ -165,6 +165,64 @@ fn should_follow_module_classes_across_files_and_find_notebooks() {
     );
 }
 
+const SPLINE_MODULE: &str = "import torch
+from torch import nn
+
+
+class Spline(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.widths = nn.Parameter(torch.zeros(n, 10))
+
+    def forward(self, x):
+        return x * self.widths.sum()
+";
+
+const LINK_SCALE: &str = "import torch
+
+from mypkg.modules import Spline
+
+
+class LinkScale:
+    def __init__(self):
+        self._transformation = Spline(1)
+        self._offset = torch.zeros(1)
+
+    def fit(self, loader, device, epochs):
+        self._transformation.to(device)
+        for _ in range(epochs):
+            for (theta,) in loader:
+                loss = self.transform(theta).sum()
+                loss.backward()
+
+    def transform(self, theta: torch.Tensor) -> torch.Tensor:
+        self._transformation.to(theta.device)
+        return self._transformation(theta) + self._offset.to(theta.device)
+";
+
+/// irtorch's scale linking (unseen set 24): `.to()` of a sub-module whose class is an `nn.Module`
+/// of another file moves its parameters in place, once; a host tensor kept beside it is copied on
+/// every call.
+#[test]
+fn should_take_a_module_class_of_another_file_for_a_sub_module() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-sub-module");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("mypkg")).expect("temp dir");
+    std::fs::write(dir.join("mypkg/modules.py"), SPLINE_MODULE).expect("write");
+    std::fs::write(dir.join("mypkg/link.py"), LINK_SCALE).expect("write");
+    let report =
+        placer_lint::check_paths(std::slice::from_ref(&dir), &Settings::default()).expect("check");
+    // (Line 20 moves `self._offset`; line 19, the sub-module.)
+    let found: Vec<(Rule, usize)> = report
+        .diagnostics()
+        .map(|(f, d)| {
+            let source = std::fs::read_to_string(&f.path).expect("read");
+            (d.rule, source[..d.span.start].matches('\n').count() + 1)
+        })
+        .collect();
+    assert_eq!(found, vec![(Rule::PerCallTransferOfModelState, 20)]);
+}
+
 const GPU_DATASET: &str = "import torch
 from torch.utils.data import Dataset
 

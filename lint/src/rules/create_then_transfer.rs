@@ -293,12 +293,27 @@ fn wraps_parameter(func: &crate::ir::Function, call: &str) -> bool {
         "from_slice",
         "new",
     ];
+    // The data converted to a NumPy array first (`torch.as_tensor(np.asarray(x))`) is still the
+    // caller's data.
+    const NUMPY_CONVERSIONS: &[&str] = &[
+        "np.asarray(",
+        "np.array(",
+        "np.ascontiguousarray(",
+        "numpy.asarray(",
+        "numpy.array(",
+    ];
     if !WRAPPERS.contains(&factory_name(call)) {
         return false;
     }
-    let Some((_, args)) = call.split_once('(') else {
+    let Some((_, mut args)) = call.split_once('(') else {
         return false;
     };
+    while let Some(inner) = NUMPY_CONVERSIONS
+        .iter()
+        .find_map(|w| args.trim_start().strip_prefix(w))
+    {
+        args = inner;
+    }
     let first = args
         .split([',', ')'])
         .next()

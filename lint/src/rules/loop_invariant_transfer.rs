@@ -1,6 +1,6 @@
 use crate::checker::Checker;
 use crate::diagnostic::{Applicability, Edit, Fix};
-use crate::ir::{EventKind, Function, Loop, LoopId, Span, ValueKind};
+use crate::ir::{Device, EventKind, Function, Loop, LoopId, Span, ValueKind};
 use crate::rule::{declare_rule, Violation};
 
 declare_rule! {
@@ -9,7 +9,8 @@ declare_rule! {
     /// changed in it, to a device that does not change in it either. Not a module (one the loop
     /// calls, or trains through `.parameters()`): `model.to(device)` moves its parameters in
     /// place, so a repeated move is a no-op, and a round trip (`model.cpu()`, save,
-    /// `model.cuda()`) is a checkpoint of a model the loop changes.
+    /// `model.cuda()`) is a checkpoint of a model the loop changes. Nor a tensor built on the host
+    /// moved to the host (`grid.cpu()` of a `torch.linspace` grid): that returns it, copying nothing.
     ///
     /// ## Why is this bad?
     /// The same copy is made on every iteration: a host-to-device copy per step where one before
@@ -158,9 +159,9 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             // hoist.)
             let EventKind::Transfer {
                 source,
+                to,
                 to_value,
                 by_indexing: false,
-                ..
             } = &event.kind
             else {
                 continue;
@@ -193,8 +194,13 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             // `latent.to(device)` in it): the transfer returns the tensor itself and copies
             // nothing.
             let target = checker.text(&to_value.span);
-            let (_, origin) = checker.resolve(source);
+            let (source_device, origin) = checker.resolve(source);
             if origin.is_some_and(|o| o.is_transfer && o.device_text == target) {
+                continue;
+            }
+            // A host-built tensor moved to the host (`grid.cpu()` of a `torch.linspace` grid):
+            // the move returns the tensor itself.
+            if *to == Device::Cpu && source_device == Device::Cpu {
                 continue;
             }
             let fix = hoist(&checker.file.source, &func.loops[lp as usize], &event.span);

@@ -2,7 +2,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::checker::Checker;
-use crate::ir::{Device, EventKind, FieldRef, Function, Value};
+use crate::ir::{Device, EventKind, FieldRef, Function, Value, ValueKind};
 use crate::rule::{declare_rule, Violation};
 use crate::rules::unregistered_buffer::construction_methods;
 use crate::utils::written;
@@ -212,7 +212,7 @@ fn python_state_is_fixed(checker: &Checker<'_>, class: &str, attr: &str) -> bool
             let EventKind::SetAttr {
                 attr: a,
                 registered,
-                ..
+                value,
             } = &event.kind
             else {
                 continue;
@@ -221,7 +221,9 @@ fn python_state_is_fixed(checker: &Checker<'_>, class: &str, attr: &str) -> bool
                 continue;
             }
             if construction.contains(&i) {
-                if *registered {
+                // (A sub-module, `Spline(1)` of a module class of another file: its `.to()`
+                // moves its parameters in place, once.)
+                if *registered || constructs_module(checker, value) {
                     return false;
                 }
                 stored = true;
@@ -232,4 +234,18 @@ fn python_state_is_fixed(checker: &Checker<'_>, class: &str, attr: &str) -> bool
         }
     }
     stored
+}
+
+/// Whether `value` is a module: one the lowering knows, or an instance of a module class of the
+/// tree (`Spline(1)`, the class defined in another file).
+fn constructs_module(checker: &Checker<'_>, value: &Value) -> bool {
+    if value.kind == ValueKind::Module {
+        return true;
+    }
+    let text = checker.file.source.get(value.span.clone()).unwrap_or("");
+    let Some((callee, _)) = text.split_once('(') else {
+        return false;
+    };
+    let class = callee.rsplit('.').next().unwrap_or(callee).trim();
+    !class.is_empty() && checker.program.is_module_class(class)
 }

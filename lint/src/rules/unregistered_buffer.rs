@@ -389,9 +389,20 @@ fn device_property(checker: &Checker<'_>, class: &str) -> bool {
 }
 
 /// Whether the read at `read` asks only for the tensor's metadata (`self.cols.shape[0]`,
-/// `self.mask.size(1)`, `.dtype`, `.ndim`), which lives on the host.
+/// `self.mask.size(1)`, `.dtype`, `.ndim`), which lives on the host, or whether it is there at all
+/// (`self.mask is not None`).
 fn metadata_read(source: &str, read: &Span) -> bool {
     let after = source.get(read.end..).unwrap_or("");
+    // An identity test (`if self.mask is not None:`) reads no data.
+    let none_test = ["is None", "is not None"].iter().any(|t| {
+        after
+            .trim_start_matches(' ')
+            .strip_prefix(t)
+            .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+    });
+    if none_test {
+        return true;
+    }
     // (Not `.device`: what is built there, `torch.zeros(n, device=self.ids.device)`, stays
     // behind with the attribute.)
     ["shape", "size(", "dtype", "ndim", "dim()", "numel()"]

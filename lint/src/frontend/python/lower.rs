@@ -4186,6 +4186,26 @@ impl<'a> Lowerer<'a> {
         arg_tensors: &[Value],
         span: Span,
     ) -> Value {
+        // A callee given a device that follows data (`to_device_dtype(t, rows.device, ..)`) and
+        // returns its input's device has moved it to the one given: the first tensor argument's
+        // device stands for the device argument's. (A hard-coded one, `_check_environment(env,
+        // device="cpu")`, is not taken as the origin of what comes back: that may be no tensor.)
+        // (Given no tensor, `nnUNetPredictor(device=self.device)`, the result may be no tensor
+        // at all.)
+        let device_arg = args.iter().find(|a| {
+            a.value.kind == ValueKind::Device
+                && matches!(a.value.device, Device::Input | Device::Cached)
+                && !arg_tensors.is_empty()
+        });
+        let (arg_device, arg_origin) = match device_arg {
+            Some(device) => (device.value.device.clone(), device.value.origin.clone()),
+            None => (
+                arg_tensors
+                    .first()
+                    .map_or(Device::Unknown, |v| v.device.clone()),
+                arg_tensors.first().and_then(|v| v.origin.clone()),
+            ),
+        };
         // A shape probe's arguments meet nothing: the call is kept for the call graph only.
         let args = if self.probing > 0 { Vec::new() } else { args };
         self.emit(
@@ -4195,15 +4215,12 @@ impl<'a> Lowerer<'a> {
             },
             span.clone(),
         );
-        let arg_device = arg_tensors
-            .first()
-            .map_or(Device::Unknown, |v| v.device.clone());
         let mut v = tensor(
             span.clone(),
             Device::Call(Arc::new(CallRef {
                 target,
                 arg_device,
-                arg_origin: arg_tensors.first().and_then(|v| v.origin.clone()),
+                arg_origin,
                 span,
             })),
             None,
@@ -4877,8 +4894,14 @@ impl<'a> Lowerer<'a> {
             })
         });
         // Batches are where the dataset's tensors were moved, or on the host.
+        // (A `TensorDataset` of the caller's tensors, or of device tensors, yields them where
+        // they are: the default collate copies nothing.)
         let mut batches = match dataset.map(|d| &d.v) {
-            Some(d) if d.origin.as_ref().is_some_and(|o| o.is_transfer) => {
+            Some(d)
+                if d.origin.as_ref().is_some_and(|o| o.is_transfer)
+                    || dataset_class.as_deref() == Some("TensorDataset")
+                        && matches!(d.device, Device::Input | Device::Cached | Device::Cuda(_)) =>
+            {
                 tensor(span.clone(), d.device.clone(), d.origin.clone())
             }
             _ if class_moves => {
