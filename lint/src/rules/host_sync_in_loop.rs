@@ -74,7 +74,9 @@ declare_rule! {
     /// testing its step, the bounds of an inner `range()` computed in this iteration), which
     /// tensor the loop carries on with (an adaptive step's accept / reject), or is fed back into the host data the loop builds its next input from
     /// (a sampled token pushed onto the prompt, a forecast slid into the input window), is
-    /// needed on the host and is not reported, even when it also feeds arithmetic. A read done only on some iterations (`if step == 1 { .. }`) is reported: the
+    /// needed on the host and is not reported, even when it also feeds arithmetic. Nor is a count
+    /// of categories read from the data (`int(parents[:, d].max()) + 1`): a size the host lays out
+    /// what it builds next with. A read done only on some iterations (`if step == 1 { .. }`) is reported: the
     /// rule cannot tell how often the branch runs.
     ///
     /// ## References
@@ -149,7 +151,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             let EventKind::HostArith { read } = &event.kind else {
                 continue;
             };
-            if decisions.contains(&read) {
+            if decisions.contains(&read) || is_cardinality(&source, read, &event.span) {
                 continue;
             }
             // The arithmetic is real work (not logging, not every N steps)...
@@ -229,4 +231,19 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             }
         }
     }
+}
+
+/// Whether `arith` is `<read> + 1` with `read` the largest value of a tensor
+/// (`int(parents[:, d].max()) + 1`, `labels.max().item() + 1`): a count of categories, a size the
+/// host needs to lay out what it builds next; no device accumulator stands in for it.
+fn is_cardinality(source: &str, read: &Span, arith: &Span) -> bool {
+    let text = source.get(read.clone()).unwrap_or("");
+    let plus_one = read.start == arith.start
+        && source
+            .get(read.end..arith.end)
+            .is_some_and(|rest| rest.trim() == "+ 1" || rest.trim() == "+1");
+    let largest = [".max())", ".max().item()", ".amax())", ".amax().item()"]
+        .iter()
+        .any(|m| text.ends_with(m) || text.ends_with(&format!("{m})")));
+    plus_one && largest
 }
