@@ -5305,9 +5305,12 @@ impl<'a> Lowerer<'a> {
                         host_param = true;
                     }
                 }
+                // (So does the model's own state read that way, `self.bias.detach().numpy()`
+                // with no `.cpu()`: a method written for a model kept on the host.)
+                let host_state = receiver_is_model_state(&recv.v);
                 // Done on every call (not in a branch or a loop), it makes the function one that
                 // only runs on host tensors: its inputs are on one device, the host.
-                if host_param && st.branch_depth == 0 && st.loop_stack.is_empty() {
+                if (host_param || host_state) && st.branch_depth == 0 && st.loop_stack.is_empty() {
                     st.func.meta.host_compute = true;
                 }
             }
@@ -6165,6 +6168,12 @@ fn compared_name(e: &Expr) -> Option<&str> {
         Expr::Name(n) => Some(n.id.as_str()),
         _ => None,
     }
+}
+
+/// Whether `v` is computed from the model's state alone (`self.guessing_param.sigmoid()`): on the
+/// model's device, with no factory or transfer deciding it.
+fn receiver_is_model_state(v: &Value) -> bool {
+    v.origin.is_none() && matches!(v.device, Device::Cached | Device::Field(_))
 }
 
 #[cfg(test)]
