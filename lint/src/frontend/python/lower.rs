@@ -2145,9 +2145,15 @@ impl<'a> Lowerer<'a> {
         // `if labels.max() >= vocab_size: raise ValueError(..)`: a validation check, whose reads
         // (the test's, and those that build the error message) serve the error report, as a
         // log line's do.
-        // `if logger.isEnabledFor(logging.DEBUG):` gates work done only for the log.
+        // `if logger.isEnabledFor(logging.DEBUG):` gates work done only for the log, and so does
+        // a verbosity flag (`if verbose > 1:`, `if self.verbose:`).
         let validation = matches!(body.last(), Some(Stmt::Raise(_)))
-            || test.is_some_and(|t| self.src_of(t).contains("isEnabledFor("));
+            || test.is_some_and(|t| {
+                let written = self.src_of(t);
+                written.contains("isEnabledFor(")
+                    || written.contains("verbose")
+                    || written.contains("verbosity")
+            });
         if validation {
             self.st().log_depth += 1;
         }
