@@ -9,7 +9,8 @@ declare_rule! {
     /// ## What it does
     /// Checks for host reads (`to_scalar`, `to_vec1`, `item`, `f64::try_from(&t)`) inside a loop
     /// whose value feeds host arithmetic or is accumulated (`total += loss.to_scalar::<f32>()?`).
-    /// Reads that are only logged (inside `println!`, `tracing::info!`, ...) or done every N steps
+    /// Reads that are only logged (inside `println!`, `tracing::info!`, ..., or under a verbosity
+    /// flag, `if verbose > 1:`) or done every N steps
     /// (`if step % 100 == 0`, or the counter tested against a schedule: `if i in marks:` in
     /// `for i in range(steps)`) are not reported, nor reads in a function whose signature names a
     /// backend that computes on the host only (burn's `NdArray`, directly or through a type alias
