@@ -35,9 +35,60 @@ impl AnyOf {
     }
 }
 
+/// The lines of `text` that contain `needle` (which holds no line break), each once, in order,
+/// cut as [`str::lines`] cuts them (without the `\n` or `\r\n` that ends them).
+///
+/// The same as `text.lines().filter(|l| l.contains(needle))`, but the search is one vectorised
+/// pass over the text: a line without the needle is never split off.
+pub(crate) fn lines_containing<'t>(
+    text: &'t str,
+    needle: &'t str,
+) -> impl Iterator<Item = &'t str> {
+    debug_assert!(!needle.is_empty() && !needle.contains('\n'));
+    let bytes = text.as_bytes();
+    let finder = memchr::memmem::Finder::new(needle.as_bytes());
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let hit = from + finder.find(&bytes[from..])?;
+        let start = memchr::memrchr(b'\n', &bytes[..hit]).map_or(0, |i| i + 1);
+        let (end, next) = match memchr::memchr(b'\n', &bytes[hit..]) {
+            Some(i) => {
+                let nl = hit + i;
+                // (`lines` drops a `\r` only before a `\n`.)
+                let end = if nl > start && bytes[nl - 1] == b'\r' {
+                    nl - 1
+                } else {
+                    nl
+                };
+                (end, nl + 1)
+            }
+            None => (bytes.len(), bytes.len()),
+        };
+        from = next;
+        Some(&text[start..end])
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::AnyOf;
+    use super::{lines_containing, AnyOf};
+
+    #[test]
+    fn lines_containing_cuts_lines_as_lines_does() {
+        let texts = [
+            "",
+            "def f():\n  pass\ndef g(): def h\r\nx\rdef \n\ndef",
+            "a def \r\n\r\ndef x\r",
+            "def \ndef \n",
+            "\r\ndef ",
+            "no match\nat all",
+        ];
+        for text in texts {
+            let want: Vec<&str> = text.lines().filter(|l| l.contains("def ")).collect();
+            let got: Vec<&str> = lines_containing(text, "def ").collect();
+            assert_eq!(got, want, "{text:?}");
+        }
+    }
 
     static WORDS: AnyOf = AnyOf::new(&["register_buffer", "Parameter(", "fp16"]);
 

@@ -456,7 +456,16 @@ struct FnState {
     func: Function,
     /// Python scopes are per function: the latest binding of a name.
     names: HashMap<String, BindingId>,
+    /// The value each binding holds here. Written only through [`FnState::set`] and
+    /// [`FnState::push`], which journal the write inside an `if`.
     env: Vec<Value>,
+    /// While an `if` is lowered: every write to [`FnState::env`] since the outermost one began,
+    /// with the value it replaced (`None` for a new binding). An `if` restores the bindings it
+    /// entered with, and finds those its arms wrote, from this log rather than from copies of the
+    /// whole environment (see [`Lowerer::if_stmt`]).
+    journal: Vec<(usize, Option<Value>)>,
+    /// How many `if` statements are being lowered: writes are journaled while it is not zero.
+    if_depth: u32,
     /// The class of the object a binding holds, when it was built by calling a class.
     instance_of: HashMap<BindingId, String>,
     /// Names bound to a lambda (`pick = lambda m, p: p[m]`): a call of one is its body, with
@@ -515,6 +524,47 @@ struct FnState {
     false_flags: Vec<String>,
 }
 
+impl FnState {
+    /// Binds `id` to `value`, journaling the value it replaces inside an `if`.
+    fn set(&mut self, id: usize, value: Value) {
+        let old = std::mem::replace(&mut self.env[id], value);
+        if self.if_depth > 0 {
+            self.journal.push((id, Some(old)));
+        }
+    }
+
+    /// Adds a binding holding `value`, journaling it inside an `if`.
+    fn push(&mut self, value: Value) {
+        if self.if_depth > 0 {
+            self.journal.push((self.env.len(), None));
+        }
+        self.env.push(value);
+    }
+
+    /// The bindings written since the journal held `mark` entries, by id, each once, with
+    /// the values they hold now.
+    fn written_since(&self, mark: usize) -> Vec<(usize, Value)> {
+        let mut ids: Vec<usize> = self.journal[mark..].iter().map(|&(id, _)| id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.into_iter()
+            .map(|id| (id, self.env[id].clone()))
+            .collect()
+    }
+
+    /// Undoes the journaled writes past `mark` to the bindings below `below` (those older than
+    /// the `if` that set the mark), and forgets them all; newer bindings keep their values.
+    fn restore(&mut self, mark: usize, below: usize) {
+        while self.journal.len() > mark {
+            if let Some((id, Some(old))) = self.journal.pop() {
+                if id < below {
+                    self.env[id] = old;
+                }
+            }
+        }
+    }
+}
+
 /// The bindings an `if FLAG:` / `else:` left different in its two arms.
 struct FlagArms {
     /// The flag's source text (`self.use_gpu`).
@@ -522,26 +572,57 @@ struct FlagArms {
     facts: Vec<FlagFact>,
 }
 
-/// Where each arm of an `if` starts, without a copy of the environment per arm: the entry
-/// environment with the arm's flag facts applied, and for a name an earlier arm bound first (past
-/// the entry environment), that earlier arm's end.
+/// What one arm of an `if` left in the bindings: those it wrote (its flag facts included) with
+/// their values at its end; every other binding holds what it held when the arm started.
+struct ArmEnd {
+    /// How many bindings there were at the arm's end.
+    len: usize,
+    /// The bindings the arm wrote, by id, with their values at its end.
+    written: Vec<(usize, Value)>,
+}
+
+/// Where each arm of an `if` starts and ends, without a copy of the environment per arm: an arm
+/// starts from the entry environment with the arm's flag facts applied, and for a name an
+/// earlier arm bound first (past the entry environment), that earlier arm's end.
 struct ArmStarts<'e> {
-    entry: &'e [Value],
+    /// How many bindings there were when the `if` began.
+    entry_len: usize,
+    /// The values, when the `if` began, of the older bindings any arm wrote, by id.
+    entry: &'e [(usize, Value)],
     facts: &'e [Vec<(usize, Value)>],
-    ends: &'e [Vec<Value>],
+    ends: &'e [ArmEnd],
 }
 
 impl ArmStarts<'_> {
+    /// The value of binding `id` when the `if` began (`None` where it was not bound yet; asked
+    /// only of bindings some arm wrote).
+    fn entry(&self, id: usize) -> Option<&Value> {
+        let at = self.entry.binary_search_by_key(&id, |(i, _)| *i).ok()?;
+        Some(&self.entry[at].1)
+    }
+
     /// The value of binding `id` when arm `k` started (`None` where it was not bound yet).
     fn get(&self, k: usize, id: usize) -> Option<&Value> {
-        if id < self.entry.len() {
+        if id < self.entry_len {
             let fact = self
                 .facts
                 .get(k)
                 .and_then(|f| f.iter().rev().find(|(fid, _)| *fid == id));
-            return Some(fact.map_or(&self.entry[id], |(_, v)| v));
+            return fact.map(|(_, v)| v).or_else(|| self.entry(id));
         }
-        k.checked_sub(1).and_then(|p| self.ends.get(p)?.get(id))
+        k.checked_sub(1).and_then(|p| self.end(p, id))
+    }
+
+    /// The value of binding `id` when arm `k` ended (`None` where it was not bound yet).
+    fn end(&self, k: usize, id: usize) -> Option<&Value> {
+        let end = self.ends.get(k)?;
+        if id >= end.len {
+            return None;
+        }
+        match end.written.binary_search_by_key(&id, |(i, _)| *i) {
+            Ok(at) => Some(&end.written[at].1),
+            Err(_) => self.get(k, id),
+        }
     }
 }
 
@@ -1192,6 +1273,8 @@ impl<'a> Lowerer<'a> {
             },
             names: HashMap::default(),
             env: Vec::new(),
+            journal: Vec::new(),
+            if_depth: 0,
             instance_of: HashMap::default(),
             lambdas: HashMap::default(),
             number_params: Vec::new(),
@@ -1341,7 +1424,7 @@ impl<'a> Lowerer<'a> {
                     binding.derived_from.push(d);
                 }
             }
-            st.env[id as usize] = value;
+            st.set(id as usize, value);
             return id;
         }
         let id = BindingId::try_from(st.func.bindings.len()).unwrap_or(BindingId::MAX);
@@ -1353,7 +1436,7 @@ impl<'a> Lowerer<'a> {
             derived_from: if moved { Vec::new() } else { derived },
             moved,
         });
-        st.env.push(value);
+        st.push(value);
         st.names.insert(name.to_string(), id);
         id
     }
@@ -1931,7 +2014,7 @@ impl<'a> Lowerer<'a> {
             && i.elif_else_clauses.len() <= 1)
             .then(|| self.flag_key(&i.test))
             .flatten();
-        let entry = self.st().env.clone();
+        let entry_len = self.st().env.len();
         let recorded = flag.as_ref().and_then(|(key, _)| {
             let st = self.st();
             let arms = st.flag_arms.iter().rev().find(|a| &a.key == key)?;
@@ -1939,16 +2022,24 @@ impl<'a> Lowerer<'a> {
             Some(
                 arms.facts
                     .iter()
-                    .filter(|f| entry.get(f.id) == Some(&f.after))
+                    .filter(|f| st.env.get(f.id) == Some(&f.after))
                     .cloned()
                     .collect::<Vec<_>>(),
             )
         });
+        // From here, writes to the bindings are journaled: each arm's end is read from the
+        // journal (the bindings it wrote), and the bindings the `if` began with are restored
+        // from it after each arm.
+        let mark = {
+            let st = self.st();
+            st.if_depth += 1;
+            st.journal.len()
+        };
         // What each arm (and, without an `else`, the path that skips them all, which is the
         // entry environment itself) binds at its end. An arm starts from the entry environment,
         // with a flag's recorded facts applied, and, for the names earlier arms bound first, from
         // the previous arm's end (see `ArmStarts`).
-        let mut ends: Vec<Vec<Value>> = Vec::new();
+        let mut ends: Vec<ArmEnd> = Vec::new();
         let mut leaves: Vec<bool> = Vec::new();
         let arms: Vec<(Option<&Expr>, &[Stmt])> = std::iter::once((Some(&*i.test), &i.body[..]))
             .chain(
@@ -1959,13 +2050,6 @@ impl<'a> Lowerer<'a> {
             .collect();
         let mut start_facts: Vec<Vec<(usize, Value)>> = Vec::new();
         for (n, &(test, body)) in arms.iter().enumerate() {
-            if n > 0 {
-                let st = self.st();
-                // (A name first bound by an earlier arm keeps that arm's value: `else: mask =
-                // None` after `mask = torch.ones(..)` in the `if` leaves it, see
-                // `holds_tensor_in_branch`.)
-                st.env[..entry.len()].clone_from_slice(&entry);
-            }
             let mut facts_here = Vec::new();
             if let (Some(facts), Some((_, negated))) = (&recorded, &flag) {
                 // Arm 0 runs when the test holds: the flag is set unless the test negates it.
@@ -1977,19 +2061,44 @@ impl<'a> Lowerer<'a> {
                     } else {
                         f.unset.clone()
                     };
-                    st.env[f.id] = v.clone();
+                    st.set(f.id, v.clone());
                     facts_here.push((f.id, v));
                 }
             }
             start_facts.push(facts_here);
             self.branch(test, body);
-            ends.push(self.st().env.clone());
+            let st = self.st();
+            ends.push(ArmEnd {
+                len: st.env.len(),
+                written: st.written_since(mark),
+            });
+            // The next arm (and what follows the `if`) starts from the entry bindings. (A name
+            // first bound by an earlier arm keeps that arm's value: `else: mask = None` after
+            // `mask = torch.ones(..)` in the `if` leaves it, see `holds_tensor_in_branch`.)
+            st.restore(mark, entry_len);
             leaves.push(matches!(
                 body.last(),
                 Some(Stmt::Return(_) | Stmt::Raise(_) | Stmt::Continue(_) | Stmt::Break(_))
             ));
         }
+        // The bindings some arm wrote: every other one holds its entry value at each arm's start
+        // and end, so nothing below changes it.
+        let mut written: Vec<usize> = ends
+            .iter()
+            .flat_map(|e| e.written.iter().map(|&(id, _)| id))
+            .collect();
+        written.sort_unstable();
+        written.dedup();
+        let entry: Vec<(usize, Value)> = {
+            let st = self.st();
+            written
+                .iter()
+                .filter(|&&id| id < entry_len)
+                .map(|&id| (id, st.env[id].clone()))
+                .collect()
+        };
         let starts = ArmStarts {
+            entry_len,
             entry: &entry,
             facts: &start_facts,
             ends: &ends,
@@ -2002,20 +2111,17 @@ impl<'a> Lowerer<'a> {
         let last = skip.unwrap_or(ends.len() - 1);
         {
             let st = self.st();
-            st.env[..entry.len()].clone_from_slice(&entry);
-            for v in &mut st.env[entry.len()..] {
-                *v = Value::unknown(v.span.clone());
+            for id in entry_len..st.env.len() {
+                let unknown = Value::unknown(st.env[id].span.clone());
+                st.set(id, unknown);
             }
             for (k, end) in ends.iter().enumerate() {
                 if leaves[k] && k != last {
                     continue;
                 }
-                for (id, v) in end.iter().enumerate() {
-                    if id >= st.env.len() {
-                        break;
-                    }
-                    if starts.get(k, id) != Some(v) {
-                        st.env[id] = v.clone();
+                for (id, v) in &end.written {
+                    if starts.get(k, *id) != Some(v) {
+                        st.set(*id, v.clone());
                     }
                 }
             }
@@ -2028,7 +2134,8 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             let st = self.st();
-            for (id, v) in ends[k].iter().enumerate() {
+            for (id, v) in &ends[k].written {
+                let id = *id;
                 let built_on_host = v.is_tensorish()
                     && starts.get(k, id) != Some(v)
                     && match &v.device {
@@ -2044,27 +2151,37 @@ impl<'a> Lowerer<'a> {
                     && after.is_some_and(|a| !a.device.is_hard_coded())
                     && after != Some(v)
                 {
-                    st.env[id] = v.clone();
+                    st.set(id, v.clone());
                 }
             }
         }
         if has_else {
-            self.keep_host_branch(&entry, &ends[..ends.len() - 1]);
+            self.keep_host_branch(&starts, &written, ends.len() - 1);
         }
         if let (Some((key, negated)), false) = (flag, leaves.iter().any(|&l| l)) {
             let st = self.st();
             // Without an `else`, the flag's other arm is the path that skips the `if`.
-            let other: &[Value] = ends.get(1).map_or(&entry[..], |e| &e[..]);
-            let (set_end, unset_end): (&[Value], &[Value]) = if negated {
-                (other, &ends[0])
+            // (An arm's end, or with `None` the entry environment.)
+            let other = (ends.len() > 1).then_some(1);
+            let (set_arm, unset_arm) = if negated {
+                (other, Some(0))
             } else {
-                (&ends[0], other)
+                (Some(0), other)
             };
-            let facts: Vec<FlagFact> = (0..st.env.len())
-                .filter(|&id| set_end.get(id) != unset_end.get(id))
+            let at = |arm: Option<usize>, id: usize| match arm {
+                Some(k) => starts.end(k, id),
+                None => starts.entry(id),
+            };
+            let set_end = |id: usize| at(set_arm, id);
+            let unset_end = |id: usize| at(unset_arm, id);
+            // (Only bindings some arm wrote can differ between the two.)
+            let facts: Vec<FlagFact> = written
+                .iter()
+                .copied()
+                .filter(|&id| set_end(id) != unset_end(id))
                 .filter_map(|id| {
-                    let set = set_end.get(id)?.clone();
-                    let mut unset = unset_end.get(id)?.clone();
+                    let set = set_end(id)?.clone();
+                    let mut unset = unset_end(id)?.clone();
                     // `x = x.cuda()` under the flag, the host otherwise: placed by the flag.
                     if matches!(set.device, Device::Cuda(_)) && unset.device == Device::Cpu {
                         if let Some(origin) = &mut unset.origin {
@@ -2080,7 +2197,7 @@ impl<'a> Lowerer<'a> {
                         (Device::Cuda(_), Device::Cpu) | (Device::Cpu, Device::Cuda(_))
                     );
                     if has_else && by_flag {
-                        st.env[id] = join(set.clone(), unset.clone());
+                        st.set(id, join(set.clone(), unset.clone()));
                     }
                     let after = st.env[id].clone();
                     Some(FlagFact {
@@ -2095,16 +2212,24 @@ impl<'a> Lowerer<'a> {
                 st.flag_arms.push(FlagArms { key, facts });
             }
         }
+        let st = self.st();
+        st.if_depth -= 1;
+        if st.if_depth == 0 {
+            st.journal.clear();
+        }
     }
 
     /// After an `if`/`else` whose every path assigns a name: when an earlier branch built it on
     /// the host with a factory and the last one placed it on a device-generic device, the name may hold the
     /// host tensor (`if cache_position is None: pos = torch.arange(n) else: pos =
     /// cache_position.to(device)`), so it keeps that one: what meets device-generic data after
-    /// the `if` fails on that path. `ends` holds the values at the end of each earlier branch.
-    fn keep_host_branch(&mut self, before: &[Value], ends: &[Vec<Value>]) {
+    /// the `if` fails on that path. `written` holds the bindings some arm wrote (no other one
+    /// differs from its value before the `if`), `earlier` the number of branches before the
+    /// last.
+    fn keep_host_branch(&mut self, starts: &ArmStarts, written: &[usize], earlier: usize) {
         let st = self.st();
-        for id in 0..st.env.len() {
+        for &id in written {
+            let before = starts.entry(id);
             let last = &st.env[id];
             // (Placed there on purpose: moved or built with a device argument. The author knew
             // where it had to be; data merely handed on, `pbc = data["pbc"]`, says nothing.)
@@ -2114,20 +2239,20 @@ impl<'a> Lowerer<'a> {
                     .origin
                     .as_ref()
                     .is_some_and(|o| o.is_transfer || o.device_span.is_some())
-                && before.get(id) != Some(last);
+                && before != Some(last);
             if !generic {
                 continue;
             }
-            let host = ends.iter().find_map(|env| {
-                let v = env.get(id)?;
+            let host = (0..earlier).find_map(|k| {
+                let v = starts.end(k, id)?;
                 (v.is_tensor()
                     && v.device == Device::Cpu
                     && v.origin.as_ref().is_some_and(|o| !o.is_transfer)
-                    && before.get(id) != Some(v))
+                    && before != Some(v))
                 .then(|| v.clone())
             });
             if let Some(host) = host {
-                st.env[id] = host;
+                st.set(id, host);
             }
         }
     }
@@ -2255,7 +2380,7 @@ impl<'a> Lowerer<'a> {
             }
             let mut host = Value::unknown(old.span.clone());
             host.reads.clone_from(&old.reads);
-            st.env[id] = host.clone();
+            st.set(id, host.clone());
             st.narrowed.push((id, old.clone()));
             Some((id, old, host))
         });
@@ -2287,7 +2412,7 @@ impl<'a> Lowerer<'a> {
             let st = self.st();
             st.narrowed.pop();
             if st.env[id] == host {
-                st.env[id] = old;
+                st.set(id, old);
             }
         }
         if none_test.is_some() {
@@ -4095,8 +4220,8 @@ impl<'a> Lowerer<'a> {
     fn is_capitalised_function(&self, name: &str) -> bool {
         self.capitalised_functions
             .get_or_init(|| {
-                self.src
-                    .lines()
+                // (Only a line holding `def ` can define one.)
+                crate::text::lines_containing(self.src, "def ")
                     .filter_map(|l| {
                         let l = l.trim_start();
                         let rest = l
@@ -4616,9 +4741,10 @@ impl<'a> Lowerer<'a> {
                 if let Expr::Name(n) = e {
                     let st = self.st();
                     if let Some(&id) = st.names.get(n.id.as_str()) {
-                        let held = &mut st.env[id as usize];
+                        let held = &st.env[id as usize];
                         if held.kind == ValueKind::MaybeTensor && held.origin.is_none() {
-                            *held = Value::unknown(held.span.clone());
+                            let unknown = Value::unknown(held.span.clone());
+                            st.set(id as usize, unknown);
                         }
                     }
                 }
