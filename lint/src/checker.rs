@@ -2,6 +2,7 @@
 //! functions are on a forward path (following calls across files), and what device each function
 //! returns its tensors on.
 
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -65,6 +66,9 @@ pub(crate) struct Program<'a> {
     fields: HashMap<(&'a str, &'a str), Summary>,
     /// Parameter-meet summaries (see [`crate::engine::meets`]).
     meets: HashMap<FnRef, Meets>,
+    /// Per file (in the order of `files`) and function, [`Program::tree_call_spans`]: read by the
+    /// meet summaries and by rules, so found once.
+    tree_calls: Vec<Vec<HashSet<Span>>>,
     /// Functions every call site of the tree gives only host-built tensors: host-only code.
     host_only: HashSet<FnRef>,
     /// Python classes that are `nn.Module`s, through the class hierarchy of the whole tree.
@@ -171,6 +175,7 @@ impl<'a> Program<'a> {
             synchronizing: HashSet::default(),
             touching: HashSet::default(),
             overridden_defaults: HashSet::default(),
+            tree_calls: Vec::new(),
             packages: files
                 .iter()
                 .filter(|f| f.path.file_name().is_some_and(|n| n == "__init__.py"))
@@ -190,6 +195,16 @@ impl<'a> Program<'a> {
     /// synchronizing functions, field devices, parameter-meet summaries, host-only functions.
     pub(crate) fn complete(mut self) -> Self {
         let program = &mut self;
+        program.tree_calls = program
+            .files
+            .par_iter()
+            .map(|file| {
+                file.functions
+                    .iter()
+                    .map(|f| program.find_tree_call_spans(f, file.id))
+                    .collect()
+            })
+            .collect();
         // Independent of each other: they read only the call graph.
         let ((forward, per_iteration), synchronizing) = rayon::join(
             || {
@@ -535,11 +550,16 @@ impl<'a> Program<'a> {
             .collect()
     }
 
-    /// The spans of the calls in `func` that reach a function of the tree, or construct a
+    /// The spans of the calls in function `r` that reach a function of the tree, or construct a
     /// Python class of the tree by a name the file could not tell from a function (`dataset(x,
     /// labels)` of a lowercase class imported from the package): a construction stores what it
-    /// is given; it computes nothing with it.
-    pub(crate) fn tree_call_spans(&self, func: &Function, file: FileId) -> HashSet<Span> {
+    /// is given; it computes nothing with it. Found by [`Program::complete`].
+    pub(crate) fn tree_call_spans(&self, r: FnRef) -> &HashSet<Span> {
+        &self.tree_calls[self.position[r.0 as usize]][r.1 as usize]
+    }
+
+    /// See [`Program::tree_call_spans`].
+    fn find_tree_call_spans(&self, func: &Function, file: FileId) -> HashSet<Span> {
         func.events
             .iter()
             .filter_map(|e| match &e.kind {
@@ -1128,13 +1148,15 @@ fn module_of(path: &std::path::Path) -> Option<&str> {
 /// it is given, and builds on the default only where a factory would anyway.
 fn uses_default_device(source: &str) -> bool {
     // Each of the three calls below is spelled out in a line that uses the default device: a file
-    // naming none of them (nearly every file) is not read line by line.
+    // naming none of them (nearly every file) is not read line by line. They share `t_default_`,
+    // searched for first: one pass over most files rather than three.
+    static SHARED: crate::text::AnyOf = crate::text::AnyOf::new(&["t_default_"]);
     static CALLS: crate::text::AnyOf = crate::text::AnyOf::new(&[
         "get_default_device(",
         "set_default_device(",
         "set_default_tensor_type(",
     ]);
-    if !CALLS.in_text(source) {
+    if !SHARED.in_text(source) || !CALLS.in_text(source) {
         return false;
     }
     let mut previous = "";

@@ -13,7 +13,7 @@
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
 
 use crate::checker::{Callees, Checker, FnRef, Program};
@@ -410,8 +410,7 @@ fn push_meet(
 fn local_meets(program: &Program<'_>, r: FnRef) -> Meets {
     let func = program.function(r);
     let mut out = Meets::new();
-    // (Found at the first op that could meet anything: most functions have none.)
-    let calls: std::cell::OnceCell<HashSet<Span>> = std::cell::OnceCell::new();
+    let calls = program.tree_call_spans(r);
     let forward = program.is_forward(r.0, r.1 as usize);
     for event in &func.events {
         let EventKind::Op {
@@ -422,8 +421,9 @@ fn local_meets(program: &Program<'_>, r: FnRef) -> Meets {
         else {
             continue;
         };
-        // A callee of unknown kind is evidence only on a forward path.
-        if *opaque && !forward {
+        // A call of a function of the tree is judged by that function's summary instead, and a
+        // callee of unknown kind is evidence only on a forward path.
+        if calls.contains(&event.span) || *opaque && !forward {
             continue;
         }
         let carried: Vec<SmallVec<[(u16, bool); 2]>> = operands
@@ -433,13 +433,6 @@ fn local_meets(program: &Program<'_>, r: FnRef) -> Meets {
         // A meet starts from an operand that carries a parameter: without one, there is none
         // (and no witness to build).
         if carried.iter().all(SmallVec::is_empty) {
-            continue;
-        }
-        // A call of a function of the tree is judged by that function's summary instead.
-        if calls
-            .get_or_init(|| program.tree_call_spans(func, r.0))
-            .contains(&event.span)
-        {
             continue;
         }
         let witness = Arc::new(Witness {

@@ -97,7 +97,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
         if checker.program.is_host_only(here) {
             continue;
         }
-        let tree_calls = checker.program.tree_call_spans(func, checker.file.id);
+        let tree_calls = checker.program.tree_call_spans(here);
         for event in &func.events {
             if let EventKind::Call { target, args } = &event.kind {
                 check_call(checker, &mut seen, forward, func, target, args);

@@ -312,7 +312,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
         {
             continue;
         }
-        let tree_calls = checker.program.tree_call_spans(func, checker.file.id);
+        let tree_calls = checker.program.tree_call_spans(here);
         for event in &func.events {
             match &event.kind {
                 // A call of a function of the tree is judged by that function's summary.
