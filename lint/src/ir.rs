@@ -468,8 +468,9 @@ pub struct FunctionMeta {
     /// host tensors: with torch's eager quantized kernels (`torch.quantize_per_tensor`,
     /// `torch.nn.quantized.functional`, `torch.ops.quantized`), which run on the CPU only; with
     /// `torch.histogram` (no CUDA kernel) or `.numpy()` (raises on device data) applied on every
-    /// call to a tensor it was given or to the model's own state; or (Rust) with a backend its signature names that computes
-    /// on the host only (burn's `NdArray`, directly or through a type alias of the file).
+    /// call to a tensor it was given or to the model's own state; or (Rust) with a backend its
+    /// signature names that computes on the host only (burn's `NdArray`, directly or through a
+    /// type alias of the file).
     pub host_compute: bool,
     /// Rust: where the function puts the weights it loads.
     pub weights: WeightsPlace,

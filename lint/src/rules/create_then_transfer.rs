@@ -276,8 +276,7 @@ fn has_empty_data(call: &str) -> bool {
 
 /// The called name of a factory call's text: `zeros` in `torch.zeros(n)` or `Tensor::zeros(..)`.
 fn factory_name(call: &str) -> &str {
-    let callee = call.split('(').next().unwrap_or(call);
-    callee.rsplit(['.', ':']).next().unwrap_or(callee).trim()
+    crate::utils::called_name(call).unwrap_or(call)
 }
 
 /// Whether a factory call's text wraps a parameter of `func` as its data:

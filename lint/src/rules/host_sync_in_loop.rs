@@ -243,8 +243,10 @@ fn is_cardinality(source: &str, read: &Span, arith: &Span) -> bool {
         && source
             .get(read.end..arith.end)
             .is_some_and(|rest| rest.trim() == "+ 1" || rest.trim() == "+1");
-    let largest = [".max())", ".max().item()", ".amax())", ".amax().item()"]
+    // (`int(t.max())`, `t.max().item()`, `int(t.max().item())`: the closing parentheses aside.)
+    let inner = text.trim_end_matches(')');
+    let largest = [".max(", ".max().item(", ".amax(", ".amax().item("]
         .iter()
-        .any(|m| text.ends_with(m) || text.ends_with(&format!("{m})")));
+        .any(|m| inner.ends_with(m));
     plus_one && largest
 }

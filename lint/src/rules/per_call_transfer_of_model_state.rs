@@ -243,9 +243,6 @@ fn constructs_module(checker: &Checker<'_>, value: &Value) -> bool {
         return true;
     }
     let text = checker.file.source.get(value.span.clone()).unwrap_or("");
-    let Some((callee, _)) = text.split_once('(') else {
-        return false;
-    };
-    let class = callee.rsplit('.').next().unwrap_or(callee).trim();
-    !class.is_empty() && checker.program.is_module_class(class)
+    crate::utils::called_name(text)
+        .is_some_and(|class| !class.is_empty() && checker.program.is_module_class(class))
 }

@@ -552,12 +552,9 @@ pub(crate) fn construction_methods(
 /// (`mypkg.ManifoldParameter(torch.empty(n, d), manifold=ball)`).
 fn parameter_subclass_call(checker: &Checker<'_>, span: &Span) -> bool {
     let text = checker.file.source.get(span.clone()).unwrap_or("");
-    let Some((callee, _)) = text.split_once('(') else {
-        return false;
-    };
-    let callee = callee.trim();
-    let name = callee.rsplit('.').next().unwrap_or(callee);
-    !name.is_empty()
-        && name.chars().all(|c| c.is_alphanumeric() || c == '_')
-        && checker.program.is_parameter_class(name)
+    crate::utils::called_name(text).is_some_and(|name| {
+        !name.is_empty()
+            && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && checker.program.is_parameter_class(name)
+    })
 }

@@ -57,3 +57,10 @@ pub(crate) fn blocking(events: &[crate::ir::Event], span: &Span) -> bool {
             && n.span.end <= span.end
     })
 }
+
+/// The name a call's source text calls, its last path segment: `zeros` in `torch.zeros(n)` or
+/// `Tensor::zeros(..)`, `Spline` in `mypkg.modules.Spline(1)`; `None` for text that calls nothing.
+pub(crate) fn called_name(call: &str) -> Option<&str> {
+    let (callee, _) = call.split_once('(')?;
+    Some(callee.rsplit(['.', ':']).next().unwrap_or(callee).trim())
+}

@@ -4317,16 +4317,14 @@ impl<'a> Lowerer<'a> {
         arg_tensors: &[Value],
         span: Span,
     ) -> Value {
-        // A callee given a device that follows data (`to_device_dtype(t, rows.device, ..)`) and
-        // returns its input's device has moved it to the one given: the first tensor argument's
-        // device stands for the device argument's. (A hard-coded one, `_check_environment(env,
-        // device="cpu")`, is not taken as the origin of what comes back: that may be no tensor.)
-        // (Given no tensor, `nnUNetPredictor(device=self.device)`, the result may be no tensor
-        // at all.)
-        let device_arg = args.iter().find(|a| {
+        // A callee given a tensor and a device that follows data (`to_device_dtype(t,
+        // rows.device, ..)`) that returns its input's device has moved it to the one given: the
+        // device argument's device stands for the first tensor argument's. (Not a hard-coded
+        // device, `_check_environment(env, device="cpu")`, nor a device given with no tensor,
+        // `nnUNetPredictor(device=self.device)`: what comes back may be no tensor at all.)
+        let device_arg = args.iter().filter(|_| !arg_tensors.is_empty()).find(|a| {
             a.value.kind == ValueKind::Device
                 && matches!(a.value.device, Device::Input | Device::Cached)
-                && !arg_tensors.is_empty()
         });
         let (arg_device, arg_origin) = match device_arg {
             Some(device) => (device.value.device.clone(), device.value.origin.clone()),
