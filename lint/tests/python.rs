@@ -415,6 +415,31 @@ fn should_take_a_cli_folder_inside_a_package_for_script_code() {
     assert_eq!(found.len(), 1, "a plain namespace sub-package: {found:?}");
 }
 
+#[test]
+fn should_take_a_module_that_works_at_import_for_a_script() {
+    // torchcor's `ecg/run_ecg.py` (unseen set 25): a driver inside a package, imported by
+    // nothing, that loads, prints and saves at module level. A library module does none of that
+    // when it is imported.
+    let settings = Settings::only(&[Rule::HardcodedDeviceOrdinal]);
+    let package = tempfile::tempdir().unwrap();
+    std::fs::write(package.path().join("__init__.py"), "").unwrap();
+    let driver = "import torch\n\ndevice = torch.device(\"cuda:0\")\nvm = torch.load(\"vm.pt\").to(device)\n";
+    for work in [
+        "print(vm.shape)\n",
+        "torch.save(vm.cpu(), \"out.pt\")\n",
+        "import sys\nsys.path.insert(0, \"..\")\n",
+    ] {
+        let source = format!("{driver}{work}");
+        let found = check_source(&package.path().join("run.py"), &source, &settings);
+        assert!(found.is_empty(), "a driver script ({work:?}): {found:?}");
+    }
+
+    // Indented, the same calls are a function's work: the module is library code.
+    let source = format!("{driver}\n\ndef report(x):\n    print(x)\n    torch.save(x, \"x.pt\")\n");
+    let found = check_source(&package.path().join("lib.py"), &source, &settings);
+    assert_eq!(found.len(), 1, "a library module: {found:?}");
+}
+
 const COMMON_FUNCTIONS: &str = "def to_device(x, tensor=None, device=None):
     dv = device if device is not None else tensor.device
     if x.device != dv:

@@ -183,7 +183,24 @@ fn is_script_source(source: &str) -> bool {
             && bytes[..at - 1].ends_with(b"if __name__ == ")
             && bytes.get(at + 8) == Some(&quote)
     });
-    guard || HYDRA.in_text(source) || parses_arguments_at_top_level(source)
+    guard
+        || HYDRA.in_text(source)
+        || parses_arguments_at_top_level(source)
+        || does_work_at_top_level(source)
+}
+
+/// Whether a module-level statement prints, saves a tensor, or changes the import path or the
+/// working directory: work a library module never does when it is imported, so the file is a
+/// driver script, even inside a package (torchcor's `ecg/run_ecg.py`, unseen set 25).
+fn does_work_at_top_level(source: &str) -> bool {
+    static CALLS: AnyOf = AnyOf::new(&[
+        "\nprint(",
+        "\ntorch.save(",
+        "\nsys.path.insert(",
+        "\nsys.path.append(",
+        "\nos.chdir(",
+    ]);
+    CALLS.in_text(source)
 }
 
 /// Whether a module-level statement (not indented) calls `.parse_args(`: the module is a
@@ -480,6 +497,10 @@ struct FnState {
     /// np.loadtxt(path, unpack=True)`), until bound again.
     numpy_arrays: Vec<String>,
     loop_stack: Vec<LoopId>,
+    /// Loops whose current iteration is sure to end (`return`, `break`, `raise`) after the
+    /// statements being lowered: what these run, they run at most once per execution of the
+    /// loop (see [`Lowerer::stmts`]).
+    once_loops: Vec<LoopId>,
     log_depth: u32,
     periodic_depth: u32,
     /// Depth of `if` blocks switched on by an option (`if clear_cache:`, `if args.low_memory:`).
@@ -1281,6 +1302,7 @@ impl<'a> Lowerer<'a> {
             numpy_arrays: Vec::new(),
             masks: Vec::new(),
             loop_stack: Vec::new(),
+            once_loops: Vec::new(),
             log_depth: 0,
             periodic_depth: 0,
             opt_in_depth: 0,
@@ -1371,10 +1393,16 @@ impl<'a> Lowerer<'a> {
 
     fn emit(&mut self, kind: EventKind, span: Span) -> u32 {
         let st = self.st();
+        // An event before the unconditional end of its loop's iteration runs once per execution
+        // of that loop: it belongs to the loop around it.
+        let mut loop_id = st.loop_stack.last().copied();
+        while let Some(id) = loop_id.filter(|id| st.once_loops.contains(id)) {
+            loop_id = st.func.loops[id as usize].parent;
+        }
         st.func.events.push(Event {
             kind,
             span,
-            loop_id: st.loop_stack.last().copied(),
+            loop_id,
             in_log: st.log_depth > 0,
             in_periodic: st.periodic_depth > 0,
             in_handler: st.handler_depth > 0,
@@ -1648,8 +1676,30 @@ impl<'a> Lowerer<'a> {
 
     // ------------------------------------------------------------------ statements
 
+    /// Lowers a block. Inside a loop, a block that reaches a `return`, `break` or `raise` of its
+    /// own (not under an `if`), with no `continue` of that loop before it, ends the iteration
+    /// there: what it runs up to that statement runs once per execution of the loop (a
+    /// `torch.cuda.empty_cache()` right before `return` in a device-fallback loop, dagua, unseen
+    /// set 25).
     fn stmts(&mut self, body: &[Stmt]) {
-        for stmt in body {
+        let once = self.st().loop_stack.last().copied().and_then(|lp| {
+            let end = body
+                .iter()
+                .position(|s| matches!(s, Stmt::Return(_) | Stmt::Break(_) | Stmt::Raise(_)))?;
+            (!body[..end].iter().any(continues_loop)).then_some((lp, end))
+        });
+        let Some((lp, end)) = once else {
+            for stmt in body {
+                self.stmt(stmt);
+            }
+            return;
+        };
+        self.st().once_loops.push(lp);
+        for stmt in &body[..=end] {
+            self.stmt(stmt);
+        }
+        self.st().once_loops.pop();
+        for stmt in &body[end + 1..] {
             self.stmt(stmt);
         }
     }
@@ -5863,6 +5913,24 @@ fn literal_loop(f: &ruff_python_ast::StmtFor) -> Option<(String, Vec<String>)> {
         })
         .collect::<Option<Vec<_>>>()?;
     Some((target.id.to_string(), strings))
+}
+
+/// Whether a statement holds a `continue` of the loop around it (not one of a loop nested in it).
+fn continues_loop(stmt: &Stmt) -> bool {
+    use ruff_python_ast::statement_visitor::{walk_stmt, StatementVisitor};
+    struct Finder(bool);
+    impl StatementVisitor<'_> for Finder {
+        fn visit_stmt(&mut self, stmt: &Stmt) {
+            match stmt {
+                Stmt::Continue(_) => self.0 = true,
+                Stmt::For(_) | Stmt::While(_) | Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+                _ => walk_stmt(self, stmt),
+            }
+        }
+    }
+    let mut finder = Finder(false);
+    finder.visit_stmt(stmt);
+    finder.0
 }
 
 fn assignment(stmt: &Stmt) -> Option<(&[Expr], &Expr)> {
