@@ -15,7 +15,7 @@
 # at random (all of them where there are at most N; seeded: PRECISION_SEED, default 12), each with
 # the line of code it points at, for classifying by hand.
 #
-# Twenty-five pinned sets: UNSEEN_SET=1 (the default; the baseline set, read in docs/precision.md
+# Twenty-six pinned sets: UNSEEN_SET=1 (the default; the baseline set, read in docs/precision.md
 # "Unseen packages"), UNSEEN_SET=2 ("Unseen packages, round 2"), UNSEEN_SET=3 ("Unseen packages,
 # round 3"), UNSEEN_SET=4 ("Unseen packages, round 4"), UNSEEN_SET=5 ("Unseen packages, round 5"),
 # UNSEEN_SET=6 ("Unseen packages, round 6"), UNSEEN_SET=7 ("Unseen packages, round 7"),
@@ -27,12 +27,13 @@
 # UNSEEN_SET=18 ("Unseen packages, round 18"), UNSEEN_SET=19 ("Unseen packages, round 19"),
 # UNSEEN_SET=20 ("Unseen packages, round 20"), UNSEEN_SET=21 ("Unseen packages, round 21"),
 # UNSEEN_SET=22 ("Unseen packages, round 22"), UNSEEN_SET=23 ("Unseen packages, round 23"),
-# UNSEEN_SET=24 ("Unseen packages, round 24") and UNSEEN_SET=25 ("Unseen packages, round 25").
+# UNSEEN_SET=24 ("Unseen packages, round 24"), UNSEEN_SET=25 ("Unseen packages, round 25") and
+# UNSEEN_SET=26 ("Unseen packages, round 26").
 # Once a set's findings have been read and a rule tuned on them, its figure is a regression check:
 # pin a new set.
 #
 # Usage: scripts/precision-unseen.sh [-- EXTRA_PLACER_ARGS...]
-#   env: UNSEEN_SET (1 to 25), UNSEEN_DIR (default /work/scratch-unseen for set 1,
+#   env: UNSEEN_SET (1 to 26), UNSEEN_DIR (default /work/scratch-unseen for set 1,
 #        /work/scratch-unseen2 for set 2, /work/scratch-unseen3 for set 3, /work/scratch-unseen4
 #        for set 4, /work/scratch-unseen5 for set 5, /work/scratch-unseen6 for set 6,
 #        /work/scratch-unseen7 for set 7, /work/scratch-unseen8 for set 8, /work/scratch-unseen9
@@ -43,7 +44,8 @@
 #        /work/scratch-unseen18 for set 18, /work/scratch-unseen19 for set 19,
 #        /work/scratch-unseen20 for set 20, /work/scratch-unseen21 for set 21,
 #        /work/scratch-unseen22 for set 22, /work/scratch-unseen23 for set 23,
-#        /work/scratch-unseen24 for set 24, /work/scratch-unseen25 for set 25),
+#        /work/scratch-unseen24 for set 24, /work/scratch-unseen25 for set 25,
+#        /work/scratch-unseen26 for set 26),
 #        PRECISION_SAMPLE, PRECISION_SEED,
 #        PLACER_BIN (a placer binary; else builds one)
 # Exits 1 if placer crashes (exit code other than 0/1, or a panic) on any package.
@@ -846,8 +848,55 @@ RUST_CRATES=(
 )
 default_dir=/work/scratch-unseen25
 ;;
+26)
+# Set 26: chosen 2026-11-25 and pinned before any finding was looked at, each at its latest release
+# on PyPI / crates.io that day (wheels for Python 3.11: descript-audiotools's is py2.py3-none-any,
+# the rest py3-none-any; all pure Python). Passed over: brevitas (the reserved accelerate, and
+# transformers / diffusers / open_clip, in its examples; ~80k lines), nequip (the reserved lightning
+# and torchmetrics), vocos and speechtokenizer (the reserved einops / accelerate), ablang2 and
+# immunebuilder (einops), torch-em (kornia, monai, timm), trackastra (kornia, lightning),
+# celldancer and pyclarity (pytorch-lightning), the-well (einops, timm), grafx and snac (einops),
+# torchmeta (10 files on torchvision; torch<1.10 pins), spyrit (torchvision in 26 files),
+# direct, daisyrec, nubo, torchiva, xuance, vmas, deeppurpose and kfac-pytorch (no Python 3.11
+# wheel of the latest release, or not on PyPI), openunmix (9 files), heavyball (5 files),
+# torch-dct, galore-torch, torchlibrosa, torcwa, torchcomp, dasp-pytorch and torchcde (under 10
+# files), tangram-sc, deepxde, meent, rlberry, vame-py, jetnet, torchsde and funsor (torch in a small
+# share of their files), neuralpredictors, hebo, zennit, lampe, pocomc, glasflow, mctorch-lib,
+# asteroid-filterbanks, torch-optimizer, pytorch-nlp, torchcfm and vbll (little device code),
+# neuralhydrology (set 21's dmg domain), torch-rechub (recsys, as recbole / fuxictr / funrec),
+# deepdow, topaz-em, torch-fidelity, torchode, schedulefree, torchpippy, dingo-gw and nessai
+# (eligible, not needed: a domain already in the set or earlier sets, or less device code); most
+# first ideas were in earlier sets or their passed-over lists and were dropped on sight. dhg's
+# hypergraph layers border set 16's topomodelx; descript-audiotools is by Descript, the makers of
+# set 5's descript-audio-codec (which depends on it); pfhedge's Black-Scholes / Heston border set
+# 23's voltorch. Rust: no eligible tch crate was found (tch-goodies and tch-distr are not on
+# crates.io); qlora-rs (built on peft-rs), mamba-rs (its own tensors, no candle/burn/tch),
+# mentedb-embedding, popsam-core, laurus and djvu-rs (candle only in thin, mostly optional
+# embedding / OCR wrappers), oxicandle-* and candle-*-mold (candle forks) and burn-linalg /
+# burn-signal (burn's own crates) were dropped. fast-umap is by eugenehp, the author of sets 14 / 15
+# / 17's eegpt-rs, labram-rs and neutts; unsloth-rs is not an Unsloth port (set 8 passed over the
+# Python unsloth) and does not depend on peft-rs. cp-embeddings is small (one 644-line file).
+PY_PACKAGES=(
+  dhg==0.9.7                  # DeepHypergraph: hypergraph / graph neural networks, structures, Laplacians, datasets, metrics
+  autonomous-learning-library==0.9.1 # deep RL library (ALL): DQN / PPO / SAC / DDPG agents, approximations, memory, experiments
+  pykt-toolkit==0.0.38        # knowledge tracing (education): DKT, SAKT, AKT, SAINT, DKVMN, GKT and more, training, evaluation
+  cdtools-py==0.3.2           # coherent diffraction imaging / ptychography: differentiable forward models, reconstructions
+  pytorch-kinematics==0.10.0  # robot kinematics: URDF / MJCF chains, batched forward / inverse kinematics, Jacobians
+  netcal==1.4.0               # confidence calibration: scaling / binning calibration, regression (GP) calibration, metrics
+  photontorch==0.4.1          # photonic integrated circuit simulation: components, networks, detectors, time-domain training
+  piq==0.8.0                  # image quality assessment: SSIM / MS-SSIM, LPIPS / DISTS, BRISQUE, FID-style metrics
+  descript-audiotools==0.7.2  # audio processing: AudioSignal, effects, augmentations, STFT / mel losses, ML training helpers
+  pfhedge==0.23.0             # deep hedging of derivatives: stochastic processes, instruments, hedgers, neural pricing
+)
+RUST_CRATES=(
+  fast-umap==1.6.0         # burn: parametric UMAP (manifold learning): kNN / NN-descent, training loop, custom GPU kernels
+  unsloth-rs==1.2.0        # candle: transformer kernels (fused attention, RMSNorm / RoPE, SwiGLU), memory, training utilities
+  cp-embeddings==0.3.1     # candle: local text embeddings with a Qwen2 model: device choice, batching, pooling
+)
+default_dir=/work/scratch-unseen26
+;;
 *)
-  echo "error: UNSEEN_SET must be 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24 or 25" >&2
+  echo "error: UNSEEN_SET must be 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25 or 26" >&2
   exit 2
   ;;
 esac
