@@ -1,7 +1,7 @@
 use std::collections::HashSet;
 
 use crate::checker::Checker;
-use crate::ir::{Device, EventKind, Span, ValueKind};
+use crate::ir::{CallTarget, Device, EventKind, Span, ValueKind};
 use crate::rule::{declare_rule, Violation};
 use crate::utils::loop_decisions;
 
@@ -207,12 +207,32 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             let (device, origin) = checker.resolve(tensor);
             // (Moved by this function before the loop, `norms = t.cpu()` and then `float(norms[i])`
             // per iteration: the loop reads host memory; the one wait was before it.)
+            // (Or moved by a helper called before the loop, `pos = _ensure_cpu(pos)` and then
+            // `pos[i].item()`, dagua, unseen set 25: no call in the loop reaches the function that
+            // moved it, and the tensor read comes from a binding the loop never assigns.)
+            let invariant = |id: &crate::ir::BindingId| {
+                func.bindings.get(*id as usize).is_some_and(|b| {
+                    !func.loop_within(b.def_loop, lp)
+                        && !b.assigned_in.iter().any(|&l| func.loop_within(l, lp))
+                })
+            };
+            let called_in_loop = |callee: &str| {
+                func.events.iter().any(|e| {
+                    matches!(&e.kind, EventKind::Call { target, .. }
+                        if matches!(target, CallTarget::Method { name, .. }
+                            | CallTarget::Free { name } if name == callee))
+                        && func.loop_within(e.loop_id, lp)
+                })
+            };
             let moved_before_loop = origin.as_ref().is_some_and(|o| {
+                let here = o.file == checker.file.id && o.function == func.meta.name;
                 o.is_transfer
-                    && o.file == checker.file.id
-                    && o.function == func.meta.name
-                    && o.span.start > func.meta.span.start
-                    && o.span.end <= func.loops[lp as usize].span.start
+                    && if here {
+                        o.span.start > func.meta.span.start
+                            && o.span.end <= func.loops[lp as usize].span.start
+                    } else {
+                        tensor.reads.iter().any(invariant) && !called_in_loop(&o.function)
+                    }
             });
             let moved_off_a_device =
                 origin.as_ref().is_some_and(|o| o.is_transfer) && !moved_before_loop;

@@ -1270,6 +1270,30 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Evaluates the arm of `a if test else b` taken when `test` is `arm`; if `host_arm` (from
+    /// [`host_arm`]) says the test puts a named tensor on the host in that arm, the tensor is read
+    /// there as the code's own host tensor ([`Self::assert_host`]), and holds its value again
+    /// after the arm.
+    fn eval_host_narrowed(&mut self, host_arm: Option<(&Expr, bool)>, arm: bool, e: &Expr) -> Val {
+        let Some((tensor @ Expr::Name(n), _)) = host_arm.filter(|&(_, when)| when == arm) else {
+            return self.eval(e);
+        };
+        let Some(&id) = self.st().names.get(n.id.as_str()) else {
+            return self.eval(e);
+        };
+        let old = self.st().env[id as usize].clone();
+        if !old.is_tensorish() {
+            return self.eval(e);
+        }
+        self.assert_host(tensor, span_of(e.range()));
+        let v = self.eval(e);
+        // (`assert_host` binds the name again: the same binding, so restore its value.)
+        if let Some(&now) = self.st().names.get(n.id.as_str()) {
+            self.st().set(now as usize, old);
+        }
+        v
+    }
+
     /// The origin of a tensor an assertion at `span` put on the host: the code's own choice,
     /// not a factory's default ([`Origin::flag_host`]).
     fn asserted_host_origin(&self, span: Span) -> Arc<Origin> {
@@ -1969,6 +1993,21 @@ impl<'a> Lowerer<'a> {
                     }
                 }
                 self.if_stmt(i);
+                // `if t.is_cuda: t = t.cpu()` or `if t.device.type != "cpu": return t.cpu()`:
+                // past the `if`, `t` is a host tensor on every path.
+                if let (true, Some((tensor @ Expr::Name(n), false))) =
+                    (i.elif_else_clauses.is_empty(), host_arm(&i.test))
+                {
+                    let leaves = matches!(i.body.last(), Some(Stmt::Return(_) | Stmt::Raise(_)));
+                    let moved = i.body.iter().any(|s| {
+                        matches!(s, Stmt::Assign(a)
+                            if matches!(a.targets.as_slice(), [Expr::Name(t)] if t.id == n.id)
+                                && is_host_move(&a.value))
+                    });
+                    if leaves || moved {
+                        self.assert_host(tensor, span_of(i.test.range()));
+                    }
+                }
             }
             Stmt::With(w) => {
                 let no_grad = w.items.iter().any(|i| self.disables_grad(&i.context_expr));
@@ -2964,11 +3003,14 @@ impl<'a> Lowerer<'a> {
                 if none_arm {
                     self.st().bare_cuda_depth += 1;
                 }
-                let a = self.eval(&i.body);
+                // `t.cpu() if t.is_cuda else t`: the arm taken when the test says `t` is on the
+                // host reads it as a host tensor (dagua's `_ensure_cpu`, unseen set 25).
+                let host_arm = host_arm(&i.test);
+                let a = self.eval_host_narrowed(host_arm, true, &i.body);
                 if none_arm {
                     self.st().bare_cuda_depth -= 1;
                 }
-                let b = self.eval(&i.orelse);
+                let b = self.eval_host_narrowed(host_arm, false, &i.orelse);
                 // `"cuda" if torch.cuda.is_available() else "cpu"`: the accelerator wherever
                 // there is one (the machines the code runs on for real), whatever device the
                 // data is on.
@@ -4092,6 +4134,16 @@ impl<'a> Lowerer<'a> {
             return Val::new(self.new_instance(name, &kwargs, span, reads));
         }
         if t::is_builtin(name) {
+            // `abs(t)` of a tensor is `t.abs()`: a tensor where `t` is.
+            if let ("abs", [arg]) = (name, &args[..]) {
+                if arg.v.is_tensorish() {
+                    let mut v = arg.v.clone();
+                    v.var = None;
+                    v.span = span;
+                    v.reads = reads;
+                    return Val::new(v);
+                }
+            }
             let mut v = Value::unknown(span);
             v.reads = reads;
             return Val::new(v);
@@ -6310,6 +6362,20 @@ fn cuda_test(test: &Expr, equal: bool) -> Option<&str> {
 /// The tensor an assertion says is on the host: `t` in `t.device.type == "cpu"`,
 /// `str(t.device) == "cpu"`, `t.device == torch.device("cpu")`, `t.is_cpu`, `not t.is_cuda`.
 fn host_test(test: &Expr) -> Option<&Expr> {
+    match test {
+        Expr::Attribute(a) if a.attr.id.as_str() == "is_cpu" => Some(&*a.value),
+        Expr::UnaryOp(u) if matches!(u.op, ast::UnaryOp::Not) => match &*u.operand {
+            Expr::Attribute(a) if a.attr.id.as_str() == "is_cuda" => Some(&*a.value),
+            _ => None,
+        },
+        Expr::Compare(c) => compared_with_cpu(c, ast::CmpOp::Eq),
+        _ => None,
+    }
+}
+
+/// The tensor whose device `c` compares with `"cpu"` by `op` (`t.device.type == "cpu"`,
+/// `str(t.device) != "cpu"`, `t.device == torch.device("cpu")`).
+fn compared_with_cpu(c: &ast::ExprCompare, op: ast::CmpOp) -> Option<&Expr> {
     fn device_of(e: &Expr) -> Option<&Expr> {
         match compared_device(e) {
             Expr::Attribute(a) if a.attr.id.as_str() == "device" => Some(&*a.value),
@@ -6324,25 +6390,50 @@ fn host_test(test: &Expr) -> Option<&Expr> {
         }
         _ => false,
     };
+    let ([found], [right]) = (&*c.ops, &*c.comparators) else {
+        return None;
+    };
+    if *found != op {
+        return None;
+    }
+    if is_cpu(right) {
+        device_of(&c.left)
+    } else if is_cpu(&c.left) {
+        device_of(right)
+    } else {
+        None
+    }
+}
+
+/// The tensor a device test is about, and whether the test is true when that tensor is on the
+/// host: [`host_test`]'s tests (`true`), and their negations, `t.is_cuda`,
+/// `t.device.type != "cpu"`, `not t.is_cpu` (`false`).
+fn host_arm(test: &Expr) -> Option<(&Expr, bool)> {
+    if let Some(t) = host_test(test) {
+        return Some((t, true));
+    }
     match test {
-        Expr::Attribute(a) if a.attr.id.as_str() == "is_cpu" => Some(&*a.value),
-        Expr::UnaryOp(u) if matches!(u.op, ast::UnaryOp::Not) => match &*u.operand {
-            Expr::Attribute(a) if a.attr.id.as_str() == "is_cuda" => Some(&*a.value),
-            _ => None,
-        },
-        Expr::Compare(c) => {
-            let ([ast::CmpOp::Eq], [right]) = (&*c.ops, &*c.comparators) else {
-                return None;
-            };
-            if is_cpu(right) {
-                device_of(&c.left)
-            } else if is_cpu(&c.left) {
-                device_of(right)
-            } else {
-                None
-            }
+        Expr::Attribute(a) if a.attr.id.as_str() == "is_cuda" => Some((&*a.value, false)),
+        Expr::UnaryOp(u) if matches!(u.op, ast::UnaryOp::Not) => {
+            host_test(&u.operand).map(|t| (t, false))
         }
+        Expr::Compare(c) => compared_with_cpu(c, ast::CmpOp::NotEq).map(|t| (t, false)),
         _ => None,
+    }
+}
+
+/// `t.cpu()`, `t.detach().cpu()`, `t.to("cpu")`: a move to the host.
+fn is_host_move(e: &Expr) -> bool {
+    let Expr::Call(c) = e else { return false };
+    let Expr::Attribute(a) = &*c.func else {
+        return false;
+    };
+    match a.attr.id.as_str() {
+        "cpu" => true,
+        "to" => {
+            matches!(c.arguments.args.first(), Some(Expr::StringLiteral(s)) if s.value.to_str() == "cpu")
+        }
+        _ => false,
     }
 }
 
