@@ -507,17 +507,20 @@ impl<'a> Program<'a> {
                     for callee in self.resolve_call(target, file.id) {
                         let callee_fn = self.function(callee);
                         // The arguments the callee takes as tensors (`weights`, not the `total`
-                        // it does arithmetic with).
+                        // it does arithmetic with), and the tensors the caller gives it
+                        // (`angles = torch.zeros(n)` filled and passed on, torch-structure,
+                        // unseen set 25).
                         let tensors: Vec<&Value> = (0..callee_fn.params.len())
-                            .filter(|&i| {
-                                let p = &callee_fn.params[i];
-                                p.tensor_use || p.kind == ValueKind::Tensor
-                            })
                             .filter_map(|i| {
-                                let i = u16::try_from(i).ok()?;
-                                crate::engine::meets::arg_for(args, callee_fn, i)
+                                let p = &callee_fn.params[i];
+                                let typed = p.tensor_use || p.kind == ValueKind::Tensor;
+                                let arg = crate::engine::meets::arg_for(
+                                    args,
+                                    callee_fn,
+                                    u16::try_from(i).ok()?,
+                                )?;
+                                (typed || arg.value.is_tensor()).then_some(&arg.value)
                             })
-                            .map(|a| &a.value)
                             .filter(|v| v.is_tensorish())
                             .collect();
                         if tensors.is_empty() {

@@ -1857,7 +1857,15 @@ impl<'a> Lowerer<'a> {
                 let lhs = self.eval(&a.target);
                 let rhs = self.eval(&a.value);
                 let op = format!("{}=", arith_name(a.op));
-                let v = self.binary(&lhs.v, &rhs.v, &op, span);
+                let mut v = self.binary(&lhs.v, &rhs.v, &op, span);
+                // `lookdir /= norm(lookdir)`: in place, so the value stays what and where it was
+                // (a tensor of the caller's tuple is no more device data than before; tomosphero,
+                // unseen set 25).
+                if lhs.v.is_tensorish() {
+                    v.kind = lhs.v.kind;
+                    v.device = lhs.v.device.clone();
+                    v.origin.clone_from(&lhs.v.origin);
+                }
                 self.assign_to(&a.target, &Val::new(v));
             }
             // A docstring or a bare string is not code.
@@ -3407,8 +3415,20 @@ impl<'a> Lowerer<'a> {
     /// `x.shape`, `x.permute(..)` on a parameter: the function uses it as a tensor.
     /// Marks the parameter named `name` of the current function, if there is one, as used as a
     /// tensor.
+    /// A parameter `name` is passed where a tensor is computed with: it holds tensors. Not once
+    /// the name has been bound again (`lookdir = torch.asarray(lookdir)` of a caller's tuple,
+    /// tomosphero, unseen set 25): what is passed is what the function made of it.
     fn note_param_is_tensor(&mut self, name: &str) {
-        self.mark_tensor_params(|p| p.name == name);
+        let Some(st) = self.stack.last() else { return };
+        let rebound = st.names.get(name).is_some_and(|&b| {
+            st.func
+                .bindings
+                .get(b as usize)
+                .is_some_and(|b| !b.assigned_in.is_empty())
+        });
+        if !rebound {
+            self.mark_tensor_params(|p| p.name == name);
+        }
     }
 
     fn note_tensor_use(&mut self, v: &Value, member: &str) {
