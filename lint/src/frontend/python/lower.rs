@@ -530,6 +530,13 @@ struct FnState {
     /// What was appended to a list binding (`outs.append(y.cpu())`): the join of the tensors,
     /// read where the list is joined (`torch.cat(outs)`).
     appended: HashMap<BindingId, Value>,
+    /// The elements of a tuple bound to a name (`out = (out, torch.empty(..))`), read where the
+    /// name is (`torch.linalg.cholesky_ex(A, out=out)`): only tuples holding a tensor.
+    tuples: HashMap<BindingId, Vec<Value>>,
+    /// Parameters bound again to a conversion of themselves (`x = torch.asarray(x)`,
+    /// `x = -y if x is None else np.asarray(x)`): a tensor use of the name says nothing of what
+    /// the caller passes.
+    converted: Vec<BindingId>,
     /// Bindings whose host data built a tensor inside a loop (`torch.tensor([tokens],
     /// device=d)`), with that loop: a host read fed back into one of them is that loop's next
     /// input.
@@ -1336,6 +1343,8 @@ impl<'a> Lowerer<'a> {
             bare_cuda_depth: 0,
             narrowed: Vec::new(),
             appended: HashMap::default(),
+            tuples: HashMap::default(),
+            converted: Vec::new(),
             handler_depth: 0,
             moving: None,
             exits: 0,
@@ -1841,6 +1850,25 @@ impl<'a> Lowerer<'a> {
                         let st = self.st();
                         if let Some(&id) = st.names.get(n.id.as_str()) {
                             st.instance_of.insert(id, class);
+                        }
+                    }
+                }
+                if let [Expr::Name(n)] = a.targets.as_slice() {
+                    let st = self.st();
+                    if let Some(&id) = st.names.get(n.id.as_str()) {
+                        if converts(&a.value, n.id.as_str()) {
+                            st.converted.push(id);
+                        } else if !st.converted.is_empty() {
+                            st.converted.retain(|&c| c != id);
+                        }
+                    }
+                }
+                // `out = (out, torch.empty(..))`: the tuple's tensors, for where `out` is read.
+                if let ([Expr::Name(n)], Expr::Tuple(_)) = (a.targets.as_slice(), &*a.value) {
+                    if value.elems.iter().any(Value::is_tensor) {
+                        let st = self.st();
+                        if let Some(&id) = st.names.get(n.id.as_str()) {
+                            st.tuples.insert(id, value.elems.clone());
                         }
                     }
                 }
@@ -2580,7 +2608,11 @@ impl<'a> Lowerer<'a> {
                 }
                 let mut v = value.v.clone();
                 v.span = span_of(n.range);
-                self.bind(name, v);
+                let id = self.bind(name, v);
+                let st = self.st();
+                if !st.tuples.is_empty() {
+                    st.tuples.remove(&id);
+                }
             }
             Expr::Tuple(tu) => self.assign_parts(&tu.elts, value),
             Expr::List(l) => self.assign_parts(&l.elts, value),
@@ -2810,17 +2842,21 @@ impl<'a> Lowerer<'a> {
                 if let Some(&id) = st.names.get(n.id.as_str()) {
                     // (Field by field: the binding's own reads and span are replaced.)
                     let held = &st.env[id as usize];
-                    return Val::new(Value {
-                        kind: held.kind,
-                        device: held.device.clone(),
-                        origin: held.origin.clone(),
-                        host_read: held.host_read.clone(),
-                        var: Some(id),
-                        reads: smallvec::smallvec![id],
-                        span,
-                        requires_grad: held.requires_grad,
-                        host_scalar: held.host_scalar.clone(),
-                    });
+                    let elems = st.tuples.get(&id).cloned().unwrap_or_default();
+                    return Val {
+                        elems,
+                        v: Value {
+                            kind: held.kind,
+                            device: held.device.clone(),
+                            origin: held.origin.clone(),
+                            host_read: held.host_read.clone(),
+                            var: Some(id),
+                            reads: smallvec::smallvec![id],
+                            span,
+                            requires_grad: held.requires_grad,
+                            host_scalar: held.host_scalar.clone(),
+                        },
+                    };
                 }
                 // A nested function reads what its enclosing functions bound (`noise_schedule`
                 // in a sampler's per-chunk closure); not module globals (frame 0).
@@ -3416,17 +3452,12 @@ impl<'a> Lowerer<'a> {
     /// Marks the parameter named `name` of the current function, if there is one, as used as a
     /// tensor.
     /// A parameter `name` is passed where a tensor is computed with: it holds tensors. Not once
-    /// the name has been bound again (`lookdir = torch.asarray(lookdir)` of a caller's tuple,
-    /// tomosphero, unseen set 25): what is passed is what the function made of it.
+    /// the name holds a conversion of what the caller gave (`lookdir = torch.asarray(lookdir)`
+    /// of a caller's tuple, tomosphero, unseen set 25): that is a tensor whatever was given.
     fn note_param_is_tensor(&mut self, name: &str) {
         let Some(st) = self.stack.last() else { return };
-        let rebound = st.names.get(name).is_some_and(|&b| {
-            st.func
-                .bindings
-                .get(b as usize)
-                .is_some_and(|b| !b.assigned_in.is_empty())
-        });
-        if !rebound {
+        let converted = st.names.get(name).is_some_and(|b| st.converted.contains(b));
+        if !converted {
             self.mark_tensor_params(|p| p.name == name);
         }
     }
@@ -5985,6 +6016,27 @@ fn literal_loop(f: &ruff_python_ast::StmtFor) -> Option<(String, Vec<String>)> {
         })
         .collect::<Option<Vec<_>>>()?;
     Some((target.id.to_string(), strings))
+}
+
+/// Whether `value` converts `name` to an array or a tensor (`torch.asarray(name, ..)`,
+/// `np.asarray(name)`, `torch.as_tensor(name)`, `torch.tensor(name)`), itself or in an arm of a
+/// conditional expression.
+fn converts(value: &Expr, name: &str) -> bool {
+    match value {
+        Expr::If(i) => converts(&i.body, name) || converts(&i.orelse, name),
+        Expr::Call(c) => {
+            let func = match &*c.func {
+                Expr::Attribute(a) => a.attr.id.as_str(),
+                Expr::Name(n) => n.id.as_str(),
+                _ => return false,
+            };
+            matches!(
+                func,
+                "asarray" | "as_tensor" | "tensor" | "array" | "from_numpy"
+            ) && matches!(c.arguments.args.first(), Some(Expr::Name(n)) if n.id.as_str() == name)
+        }
+        _ => false,
+    }
 }
 
 /// Whether a statement holds a `continue` of the loop around it (not one of a loop nested in it).
