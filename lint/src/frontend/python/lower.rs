@@ -514,6 +514,9 @@ struct FnState {
     /// Inside `if device == "cuda":` (a bare `"cuda"` compared) or `if device is None:` (no
     /// device chosen): ordinal 0 here spells the default device, not a choice of GPU.
     bare_cuda_depth: u32,
+    /// Inside `if device == "cpu":` (a device variable compared with the host): the caller asked
+    /// for the host there.
+    host_asked_depth: u32,
     /// The name being bound by `name = name.to(..)` (a move of its own value), while it is.
     moving: Option<String>,
     exits: u32,
@@ -1341,6 +1344,7 @@ impl<'a> Lowerer<'a> {
             elapsed: HashMap::default(),
             none_tests: Vec::new(),
             bare_cuda_depth: 0,
+            host_asked_depth: 0,
             narrowed: Vec::new(),
             appended: HashMap::default(),
             tuples: HashMap::default(),
@@ -1912,6 +1916,13 @@ impl<'a> Lowerer<'a> {
                         && v.elems
                             .iter()
                             .all(|e| e.is_tensor() && e.device == Device::Cpu);
+                    // `if str(device) == "cpu": return offsets.cpu(), targets.cpu()` or `return
+                    // _build_csr_numpy(..)` (dagua's `_build_csr`, unseen set 25): the host is
+                    // where the caller asked for the result there, so this `return` says nothing
+                    // of where other calls get it.
+                    if self.st().host_asked_depth > 0 {
+                        return;
+                    }
                     let returned = if host_tuple {
                         let mut first = v.elems[0].clone();
                         first.var = None;
@@ -2494,6 +2505,10 @@ impl<'a> Lowerer<'a> {
         if bare_cuda {
             self.st().bare_cuda_depth += 1;
         }
+        let host_asked = test.is_some_and(asks_for_host);
+        if host_asked {
+            self.st().host_asked_depth += 1;
+        }
         // `if isinstance(target, list):` the parameter is host data in the body
         // (`torch.tensor(target)` is built on the host, not copied where a tensor was).
         let narrowed = test.and_then(host_instance_test).and_then(|name| {
@@ -2545,6 +2560,9 @@ impl<'a> Lowerer<'a> {
         }
         if bare_cuda {
             self.st().bare_cuda_depth -= 1;
+        }
+        if host_asked {
+            self.st().host_asked_depth -= 1;
         }
         if periodic {
             self.st().periodic_depth -= 1;
@@ -6201,6 +6219,31 @@ fn compares_bare_cuda(test: &Expr) -> bool {
                 && (bare(&c.left) || c.comparators.iter().any(bare))
         }
         Expr::BoolOp(b) => b.values.iter().any(compares_bare_cuda),
+        _ => false,
+    }
+}
+
+/// Whether a test compares a device variable with the host (`device == "cpu"`,
+/// `str(device) == "cpu" and ..`, `self.device.type == "cpu"`): not a tensor's own device
+/// (`t.device.type`), which says where data is, not where the caller wants it.
+fn asks_for_host(test: &Expr) -> bool {
+    let cpu = |e: &Expr| matches!(e, Expr::StringLiteral(s) if s.value.to_str() == "cpu");
+    let device_variable = |e: &Expr| match compared_device(e) {
+        Expr::Name(n) => t::is_device_name(n.id.as_str()),
+        Expr::Attribute(a) => {
+            t::is_device_name(a.attr.id.as_str())
+                && matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "self")
+        }
+        _ => false,
+    };
+    match test {
+        Expr::Compare(c) => match (&*c.ops, &*c.comparators) {
+            ([ast::CmpOp::Eq], [right]) => {
+                cpu(right) && device_variable(&c.left) || cpu(&c.left) && device_variable(right)
+            }
+            _ => false,
+        },
+        Expr::BoolOp(b) if b.op == ast::BoolOp::And => b.values.iter().any(asks_for_host),
         _ => false,
     }
 }
