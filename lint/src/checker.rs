@@ -181,7 +181,7 @@ impl<'a> Program<'a> {
                 .filter(|f| f.path.file_name().is_some_and(|n| n == "__init__.py"))
                 .filter_map(|f| f.path.parent())
                 .collect(),
-            default_device_tree: files.iter().any(|f| {
+            default_device_tree: files.par_iter().any(|f| {
                 crate::frontend::python::is_python(&f.path)
                     && !crate::frontend::python::is_test_path(&f.path)
                     && uses_default_device(&f.source)
@@ -260,32 +260,47 @@ impl<'a> Program<'a> {
         if targets.is_empty() {
             return HashSet::default();
         }
-        // Per target: (calls, calls passing each of its defaulted parameters).
-        let mut seen: HashMap<FnRef, (u32, Vec<u32>)> = HashMap::default();
-        for file in self.files {
-            for f in file.functions.iter().filter(|f| !f.meta.is_test) {
-                for event in &f.events {
-                    let EventKind::Call { target, args } = &event.kind else {
-                        continue;
-                    };
-                    for callee in self.resolve_call(target, file.id) {
-                        let Some(params) = targets.get(&callee) else {
+        // Per target: (calls, calls passing each of its defaulted parameters); per file in
+        // parallel, then summed.
+        let seen = self
+            .files
+            .par_iter()
+            .map(|file| {
+                let mut seen: HashMap<FnRef, (u32, Vec<u32>)> = HashMap::default();
+                for f in file.functions.iter().filter(|f| !f.meta.is_test) {
+                    for event in &f.events {
+                        let EventKind::Call { target, args } = &event.kind else {
                             continue;
                         };
-                        let callee_fn = self.function(callee);
-                        let entry = seen
-                            .entry(callee)
-                            .or_insert_with(|| (0, vec![0; params.len()]));
-                        entry.0 += 1;
-                        for (slot, &k) in entry.1.iter_mut().zip(params) {
-                            if crate::engine::meets::arg_for(args, callee_fn, k).is_some() {
-                                *slot += 1;
+                        for callee in self.resolve_call(target, file.id) {
+                            let Some(params) = targets.get(&callee) else {
+                                continue;
+                            };
+                            let callee_fn = self.function(callee);
+                            let entry = seen
+                                .entry(callee)
+                                .or_insert_with(|| (0, vec![0; params.len()]));
+                            entry.0 += 1;
+                            for (slot, &k) in entry.1.iter_mut().zip(params) {
+                                if crate::engine::meets::arg_for(args, callee_fn, k).is_some() {
+                                    *slot += 1;
+                                }
                             }
                         }
                     }
                 }
-            }
-        }
+                seen
+            })
+            .reduce(HashMap::default, |mut a, b| {
+                for (r, (calls, passing)) in b {
+                    let entry = a.entry(r).or_insert_with(|| (0, vec![0; passing.len()]));
+                    entry.0 += calls;
+                    for (slot, n) in entry.1.iter_mut().zip(passing) {
+                        *slot += n;
+                    }
+                }
+                a
+            });
         seen.into_iter()
             .flat_map(|(r, (calls, passing))| {
                 let params = &targets[&r];
@@ -367,37 +382,54 @@ impl<'a> Program<'a> {
     /// tensor API, and their callers): one pass over the calls builds the reverse call graph,
     /// then a walk up it from the functions that wait (that touch tensors) themselves.
     fn synchronizing_functions(&self) -> (HashSet<FnRef>, HashSet<FnRef>) {
+        // Per file, in parallel: its (callee, caller) edges, and its functions that wait and
+        // that touch tensors themselves.
+        let per_file: Vec<_> = self
+            .files
+            .par_iter()
+            .map(|file| {
+                let mut edges = Vec::new();
+                let mut work = Vec::new();
+                let mut touching = Vec::new();
+                for (i, f) in file.functions.iter().enumerate() {
+                    let r = (file.id, u32::try_from(i).unwrap_or(u32::MAX));
+                    if file.tensor_api && !f.calls_only || f.meta.is_test {
+                        touching.push(r);
+                    }
+                    for e in &f.events {
+                        match &e.kind {
+                            EventKind::Synchronize | EventKind::HostRead { .. } => work.push(r),
+                            // A blocking copy of device data to the host waits too (`outs.append(y.cpu())`).
+                            EventKind::Transfer {
+                                to: Device::Cpu,
+                                source,
+                                ..
+                            } if source.device != Device::Cpu
+                                && crate::utils::blocking(&f.events, &e.span) =>
+                            {
+                                work.push(r);
+                            }
+                            EventKind::Call { target, .. } => {
+                                for callee in self.resolve_call(target, file.id) {
+                                    edges.push((callee, r));
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                (edges, work, touching)
+            })
+            .collect();
         let mut callers: HashMap<FnRef, Vec<FnRef>> = HashMap::default();
         let mut work: Vec<FnRef> = Vec::new();
         let mut touching: Vec<FnRef> = Vec::new();
-        for file in self.files {
-            for (i, f) in file.functions.iter().enumerate() {
-                let r = (file.id, u32::try_from(i).unwrap_or(u32::MAX));
-                if file.tensor_api && !f.calls_only || f.meta.is_test {
-                    touching.push(r);
-                }
-                for e in &f.events {
-                    match &e.kind {
-                        EventKind::Synchronize | EventKind::HostRead { .. } => work.push(r),
-                        // A blocking copy of device data to the host waits too (`outs.append(y.cpu())`).
-                        EventKind::Transfer {
-                            to: Device::Cpu,
-                            source,
-                            ..
-                        } if source.device != Device::Cpu
-                            && crate::utils::blocking(&f.events, &e.span) =>
-                        {
-                            work.push(r);
-                        }
-                        EventKind::Call { target, .. } => {
-                            for callee in self.resolve_call(target, file.id) {
-                                callers.entry(callee).or_default().push(r);
-                            }
-                        }
-                        _ => {}
-                    }
-                }
+        for (edges, w, t) in per_file {
+            for (callee, caller) in edges {
+                callers.entry(callee).or_default().push(caller);
             }
+            work.extend(w);
+            touching.extend(t);
         }
         let up_from = |mut work: Vec<FnRef>| {
             let mut out: HashSet<FnRef> = HashSet::default();
@@ -508,71 +540,85 @@ impl<'a> Program<'a> {
         host
     }
 
-    /// One round of [`Program::host_only_functions`], given the host-only functions found so far.
+    /// One round of [`Program::host_only_functions`], given the host-only functions found so far:
+    /// the files in parallel, their verdicts joined (a callee is host-only if every file says so).
     fn host_only_round(&self, known: &HashSet<FnRef>) -> HashSet<FnRef> {
-        // Per callee: (seen a call with tensor arguments, every such argument was host-built).
-        let mut seen: HashMap<FnRef, bool> = HashMap::default();
-        for file in self.files {
-            // Tests run library code on the host by habit: their calls are no evidence.
-            for (index, f) in file
-                .functions
-                .iter()
-                .enumerate()
-                .filter(|(_, f)| !f.meta.is_test)
-            {
-                let caller = (file.id, u32::try_from(index).unwrap_or(u32::MAX));
-                let host_caller = known.contains(&caller);
-                for event in &f.events {
-                    let EventKind::Call { target, args } = &event.kind else {
-                        continue;
-                    };
-                    for callee in self.resolve_call(target, file.id) {
-                        let callee_fn = self.function(callee);
-                        // The arguments the callee takes as tensors (`weights`, not the `total`
-                        // it does arithmetic with), and the tensors the caller gives it
-                        // (`angles = torch.zeros(n)` filled and passed on, torch-structure,
-                        // unseen set 25).
-                        let tensors: Vec<&Value> = (0..callee_fn.params.len())
-                            .filter_map(|i| {
-                                let p = &callee_fn.params[i];
-                                let typed = p.tensor_use || p.kind == ValueKind::Tensor;
-                                let arg = crate::engine::meets::arg_for(
-                                    args,
-                                    callee_fn,
-                                    u16::try_from(i).ok()?,
-                                )?;
-                                (typed || arg.value.is_tensor()).then_some(&arg.value)
-                            })
-                            .filter(|v| v.is_tensorish())
-                            .collect();
-                        if tensors.is_empty() {
-                            continue;
-                        }
-                        let host = tensors.iter().all(|v| {
-                            v.host_scalar.is_some()
-                                || match self.resolve(v, file.id).0 {
-                                    Device::Cpu => true,
-                                    // What a host-only caller's tensor parameters carry.
-                                    Device::Input => {
-                                        host_caller
-                                            && !crate::engine::meets::carried_params(
-                                                self, file.id, f, v,
-                                            )
-                                            .is_empty()
-                                    }
-                                    _ => false,
-                                }
-                        });
-                        let entry = seen.entry(callee).or_insert(true);
-                        *entry &= host;
-                    }
+        let seen = self
+            .files
+            .par_iter()
+            .map(|file| self.host_only_calls(file, known))
+            .reduce(HashMap::default, |mut a, b| {
+                for (r, host) in b {
+                    *a.entry(r).or_insert(true) &= host;
                 }
-            }
-        }
+                a
+            });
         seen.into_iter()
             .filter(|(_, host)| *host)
             .map(|(r, _)| r)
             .collect()
+    }
+
+    /// Per callee of `file`'s calls with tensor arguments: whether every such argument was
+    /// host-built (see [`Program::host_only_round`]).
+    fn host_only_calls(&self, file: &File, known: &HashSet<FnRef>) -> HashMap<FnRef, bool> {
+        let mut seen: HashMap<FnRef, bool> = HashMap::default();
+        // Tests run library code on the host by habit: their calls are no evidence.
+        for (index, f) in file
+            .functions
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| !f.meta.is_test)
+        {
+            let caller = (file.id, u32::try_from(index).unwrap_or(u32::MAX));
+            let host_caller = known.contains(&caller);
+            for event in &f.events {
+                let EventKind::Call { target, args } = &event.kind else {
+                    continue;
+                };
+                for callee in self.resolve_call(target, file.id) {
+                    let callee_fn = self.function(callee);
+                    // The arguments the callee takes as tensors (`weights`, not the `total`
+                    // it does arithmetic with), and the tensors the caller gives it
+                    // (`angles = torch.zeros(n)` filled and passed on, torch-structure,
+                    // unseen set 25).
+                    let tensors: Vec<&Value> = (0..callee_fn.params.len())
+                        .filter_map(|i| {
+                            let p = &callee_fn.params[i];
+                            let typed = p.tensor_use || p.kind == ValueKind::Tensor;
+                            let arg = crate::engine::meets::arg_for(
+                                args,
+                                callee_fn,
+                                u16::try_from(i).ok()?,
+                            )?;
+                            (typed || arg.value.is_tensor()).then_some(&arg.value)
+                        })
+                        .filter(|v| v.is_tensorish())
+                        .collect();
+                    if tensors.is_empty() {
+                        continue;
+                    }
+                    let host = tensors.iter().all(|v| {
+                        v.host_scalar.is_some()
+                            || match self.resolve(v, file.id).0 {
+                                Device::Cpu => true,
+                                // What a host-only caller's tensor parameters carry.
+                                Device::Input => {
+                                    host_caller
+                                        && !crate::engine::meets::carried_params(
+                                            self, file.id, f, v,
+                                        )
+                                        .is_empty()
+                                }
+                                _ => false,
+                            }
+                    });
+                    let entry = seen.entry(callee).or_insert(true);
+                    *entry &= host;
+                }
+            }
+        }
+        seen
     }
 
     /// The spans of the calls in function `r` that reach a function of the tree, or construct a
@@ -648,8 +694,9 @@ impl<'a> Program<'a> {
         // depth first, left to right: Python's method resolution order except for
         // diamonds. A base outside the tree (`nn.Module`) defines none of the tree's
         // methods, so `class M(nn.Module, Mixin)` finds `Mixin`'s.
-        let mut work: Vec<&str> = vec![self_type];
-        let mut seen: Vec<&str> = Vec::new();
+        // Inline: a class hierarchy is seldom more than a few levels deep.
+        let mut work: smallvec::SmallVec<[&str; 8]> = smallvec::smallvec![self_type];
+        let mut seen: smallvec::SmallVec<[&str; 8]> = smallvec::SmallVec::new();
         while let Some(ty) = work.pop() {
             if seen.contains(&ty) || seen.len() >= 32 {
                 continue;
