@@ -21,6 +21,13 @@ pub type BindingId = u32;
 /// The local bindings an expression reads.
 pub type Reads = smallvec::SmallVec<[BindingId; 4]>;
 
+/// The loops a binding is assigned in (inline up to two: no allocation in the common case).
+pub type AssignedIn = smallvec::SmallVec<[Option<LoopId>; 2]>;
+
+/// The bindings a binding's values were computed from (inline up to four: no allocation in the
+/// common case).
+pub type DerivedFrom = smallvec::SmallVec<[BindingId; 4]>;
+
 /// Index of a file in the checked tree.
 pub type FileId = u32;
 
@@ -439,10 +446,10 @@ pub struct Binding {
     /// The innermost loop it is defined in.
     pub def_loop: Option<LoopId>,
     /// Every loop in which it is assigned after its definition.
-    pub assigned_in: Vec<Option<LoopId>>,
+    pub assigned_in: AssignedIn,
     /// The bindings its values were computed from, transitively (`mask = x.permute(..) == 0`
     /// is derived from `x`), parameters included.
-    pub derived_from: Vec<BindingId>,
+    pub derived_from: DerivedFrom,
     /// Python: a parameter's name bound again, unconditionally, to that parameter moved by a
     /// transfer (`edge_list = edge_list.to(device)`): from here on it holds the moved tensor,
     /// not the caller's.

@@ -40,17 +40,17 @@ pub(crate) fn timer_end(start: u32, later: crate::ir::ValueKind) -> Option<u32> 
 pub(crate) fn derived_from(
     bindings: &[crate::ir::Binding],
     reads: &[crate::ir::BindingId],
-) -> Vec<crate::ir::BindingId> {
+) -> crate::ir::DerivedFrom {
     const MAX: usize = 64;
     if reads.is_empty() {
-        return Vec::new();
+        return crate::ir::DerivedFrom::new();
     }
     // Sized once: this runs for every binding, and grew the vector one push at a time.
     let bound: usize = reads
         .iter()
         .map(|&r| 1 + bindings.get(r as usize).map_or(0, |b| b.derived_from.len()))
         .sum();
-    let mut out: Vec<crate::ir::BindingId> = Vec::with_capacity(bound.min(MAX));
+    let mut out = crate::ir::DerivedFrom::with_capacity(bound.min(MAX));
     for &r in reads {
         let from = bindings
             .get(r as usize)

@@ -1459,7 +1459,7 @@ impl<'a> Lowerer<'a> {
         // A number read out of a tensor carries no device: what is computed from it is not
         // computed from that tensor (for the parameter-meet summaries).
         let derived = if value.kind == ValueKind::Host {
-            Vec::new()
+            crate::ir::DerivedFrom::new()
         } else {
             crate::frontend::derived_from(&st.func.bindings, &value.reads)
         };
@@ -1496,9 +1496,13 @@ impl<'a> Lowerer<'a> {
         st.func.bindings.push(Binding {
             name: name.to_string(),
             def_loop: st.loop_stack.last().copied(),
-            assigned_in: Vec::new(),
+            assigned_in: crate::ir::AssignedIn::new(),
             // (What it was moved from is where the caller's value was: not carried on.)
-            derived_from: if moved { Vec::new() } else { derived },
+            derived_from: if moved {
+                crate::ir::DerivedFrom::new()
+            } else {
+                derived
+            },
             moved,
         });
         st.push(value);

@@ -575,14 +575,14 @@ impl<'a> Lowerer<'a> {
         // A number read out of a tensor carries no device: what is computed from it is not
         // computed from that tensor (for the parameter-meet summaries).
         let derived = if value.kind == ValueKind::Host {
-            Vec::new()
+            crate::ir::DerivedFrom::new()
         } else {
             crate::frontend::derived_from(&st.func.bindings, &value.reads)
         };
         st.func.bindings.push(Binding {
             name: name.to_string(),
             def_loop: st.loop_stack.last().copied(),
-            assigned_in: Vec::new(),
+            assigned_in: crate::ir::AssignedIn::new(),
             derived_from: derived,
             moved: false,
         });
