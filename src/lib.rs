@@ -384,10 +384,8 @@ fn write_output(report: &Report, args: &CheckArgs, out: &mut impl Write) -> std:
                 .ok()
                 .and_then(|c| c.parse().ok())
                 .unwrap_or(100);
-            for f in &report.files {
-                out.write_all(
-                    render::full(&f.path, &f.source, &f.diagnostics, style, width).as_bytes(),
-                )?;
+            for text in render::full_all(&report.files, style, width) {
+                out.write_all(text.as_bytes())?;
             }
         }
         OutputFormat::Concise => {

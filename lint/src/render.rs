@@ -155,6 +155,17 @@ fn line_breaks(bytes: &[u8]) -> usize {
     newlines + lone_returns
 }
 
+/// [`full`] for every file of a report, rendered in parallel; in the order of `files`.
+pub fn full_all(files: &[crate::FileReport], style: Style, width: usize) -> Vec<String> {
+    use rayon::prelude::*;
+    crate::stack::in_pool(|| {
+        files
+            .par_iter()
+            .map(|f| full(&f.path, &f.source, &f.diagnostics, style, width))
+            .collect()
+    })
+}
+
 /// Renders diagnostics of one file with miette's graphical handler, `width` columns wide.
 /// Columns are characters; a finding on or near a line longer than [`MAX_SNIPPET_LINE`] is shown
 /// with a window of its line only.
