@@ -109,22 +109,9 @@ impl<'a> Program<'a> {
     /// Indexes `files` (functions by name, class bases) and computes return summaries only: all
     /// that deciding which call-graph-only files need full lowering reads.
     pub(crate) fn index(files: &'a [File]) -> Self {
-        let count: usize = files.iter().map(|f| f.functions.len()).sum();
-        let mut methods: HashMap<(&str, &str), Vec<FnRef>> =
-            HashMap::with_capacity_and_hasher(count, rustc_hash::FxBuildHasher);
-        let mut free: HashMap<&str, Vec<FnRef>> =
-            HashMap::with_capacity_and_hasher(count / 4, rustc_hash::FxBuildHasher);
-        for file in files {
-            for (i, f) in file.functions.iter().enumerate() {
-                let r = (file.id, u32::try_from(i).unwrap_or(u32::MAX));
-                let name = f.meta.name.as_str();
-                match &f.meta.self_type {
-                    _ if name.is_empty() => {}
-                    Some(ty) => methods.entry((ty.as_str(), name)).or_default().push(r),
-                    None => free.entry(name).or_default().push(r),
-                }
-            }
-        }
+        // Independent: the name maps (serial, calls resolve in file order) beside the rest.
+        let ((methods, free), registered) =
+            rayon::join(|| function_names(files), || registered_attributes(files));
         let mut program = Program {
             files,
             position: {
@@ -157,21 +144,7 @@ impl<'a> Program<'a> {
                     (c.name.as_str(), bases)
                 })
                 .collect(),
-            registered: files
-                .iter()
-                .flat_map(|f| &f.functions)
-                .filter_map(|f| Some((f.meta.self_type.as_deref()?, &f.events)))
-                .flat_map(|(ty, events)| {
-                    events.iter().filter_map(move |e| match &e.kind {
-                        EventKind::SetAttr {
-                            attr,
-                            registered: true,
-                            ..
-                        } => Some((ty, attr.as_str())),
-                        _ => None,
-                    })
-                })
-                .collect(),
+            registered,
             synchronizing: HashSet::default(),
             touching: HashSet::default(),
             overridden_defaults: HashSet::default(),
@@ -1076,6 +1049,53 @@ impl<'a> Program<'a> {
         self.forward
             .contains(&(file, u32::try_from(func).unwrap_or(u32::MAX)))
     }
+}
+
+/// The functions of `files` by name: methods by (implementing type, name), free functions by
+/// name; each list in file order.
+#[allow(clippy::type_complexity)] // the two maps [`Program`] keeps
+fn function_names(
+    files: &[File],
+) -> (HashMap<(&str, &str), Vec<FnRef>>, HashMap<&str, Vec<FnRef>>) {
+    let count: usize = files.iter().map(|f| f.functions.len()).sum();
+    let mut methods: HashMap<(&str, &str), Vec<FnRef>> =
+        HashMap::with_capacity_and_hasher(count, rustc_hash::FxBuildHasher);
+    let mut free: HashMap<&str, Vec<FnRef>> =
+        HashMap::with_capacity_and_hasher(count / 4, rustc_hash::FxBuildHasher);
+    for file in files {
+        for (i, f) in file.functions.iter().enumerate() {
+            let r = (file.id, u32::try_from(i).unwrap_or(u32::MAX));
+            let name = f.meta.name.as_str();
+            match &f.meta.self_type {
+                _ if name.is_empty() => {}
+                Some(ty) => methods.entry((ty.as_str(), name)).or_default().push(r),
+                None => free.entry(name).or_default().push(r),
+            }
+        }
+    }
+    (methods, free)
+}
+
+/// See [`Program::registered`]: every event of every method, files in parallel.
+fn registered_attributes(files: &[File]) -> HashSet<(&str, &str)> {
+    files
+        .par_iter()
+        .flat_map_iter(|file| {
+            file.functions
+                .iter()
+                .filter_map(|f| Some((f.meta.self_type.as_deref()?, &f.events)))
+                .flat_map(|(ty, events)| {
+                    events.iter().filter_map(move |e| match &e.kind {
+                        EventKind::SetAttr {
+                            attr,
+                            registered: true,
+                            ..
+                        } => Some((ty, attr.as_str())),
+                        _ => None,
+                    })
+                })
+        })
+        .collect()
 }
 
 /// The Python classes of the tree that derive from `torch.nn.Module`, directly (`nn.Module`, any

@@ -412,6 +412,9 @@ fn local_meets(program: &Program<'_>, r: FnRef) -> Meets {
     let mut out = Meets::new();
     let calls = program.tree_call_spans(r);
     let forward = program.is_forward(r.0, r.1 as usize);
+    // The function's name for witnesses, built once (reading the path's extension and
+    // formatting cost more than the rest of a witness).
+    let mut own_name: Option<String> = None;
     for event in &func.events {
         let EventKind::Op {
             name,
@@ -439,7 +442,9 @@ fn local_meets(program: &Program<'_>, r: FnRef) -> Meets {
             file: r.0,
             span: event.span.clone(),
             op: op_name(name).to_string(),
-            chain: vec![qualified_name(program, r.0, func)],
+            chain: vec![own_name
+                .get_or_insert_with(|| qualified_name(program, r.0, func))
+                .clone()],
         });
         for (i, ks) in carried.iter().enumerate() {
             for &(k, k_derived) in ks {
