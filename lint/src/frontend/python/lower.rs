@@ -432,10 +432,32 @@ fn tests_device_for_none(test: &Expr) -> bool {
 }
 
 /// The name an `isinstance(name, list)` test (alone or in an `and`) finds to be host data: a
-/// Python sequence or number, or a `NumPy` array.
+/// Python sequence or number, or a `NumPy` array; or a `not isinstance(name, torch.Tensor)` test
+/// finds to be no tensor.
 fn host_instance_test(test: &Expr) -> Option<&str> {
     match test {
         Expr::BoolOp(b) if b.op == ast::BoolOp::And => b.values.iter().find_map(host_instance_test),
+        // `if not isinstance(highpass, torch.Tensor):` a number or a list there (ml4gw).
+        Expr::UnaryOp(not) if matches!(not.op, ast::UnaryOp::Not) => {
+            let Expr::Call(call) = &*not.operand else {
+                return None;
+            };
+            let Expr::Name(func) = &*call.func else {
+                return None;
+            };
+            let [Expr::Name(name), ty] = &call.arguments.args[..] else {
+                return None;
+            };
+            let tensor_type = match ty {
+                Expr::Name(ty) => ty.id.as_str() == "Tensor",
+                Expr::Attribute(attr) => {
+                    attr.attr.id.as_str() == "Tensor"
+                        && matches!(&*attr.value, Expr::Name(m) if m.id.as_str() == "torch")
+                }
+                _ => false,
+            };
+            (func.id.as_str() == "isinstance" && tensor_type).then_some(name.id.as_str())
+        }
         Expr::Call(c) => {
             let Expr::Name(f) = &*c.func else { return None };
             let [Expr::Name(n), types] = &c.arguments.args[..] else {

@@ -21,6 +21,9 @@ pub(crate) const FACTORIES: &[&str] = &[
     "from_numpy",
     "triu",
     "tril",
+    // The sample frequencies of a window length and a spacing (`d` is a number).
+    "fft.fftfreq",
+    "fft.rfftfreq",
     // The legacy constructors: always on the CPU (`torch.cuda.FloatTensor` is not one of them).
     "Tensor",
     "FloatTensor",
