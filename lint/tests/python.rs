@@ -776,3 +776,44 @@ fn should_follow_functions_re_exported_or_renamed_and_know_numpy_modules_queue_n
     .unwrap();
     assert_eq!(timers(&pkg), vec![16, 20]);
 }
+
+const PROBE_MODEL: &str = "import torch as t
+
+from . import tools
+
+
+class Ptycho(t.nn.Module):
+    def __init__(self, probe):
+        super().__init__()
+        self.probe = t.nn.Parameter(probe)
+
+    @classmethod
+    def from_dataset(cls, dataset, n_modes=2):
+        probe = tools.initializers.SHARP_style_probe(dataset)
+        probe_max = t.max(t.abs(probe))
+        stack = [0.01 * probe_max * t.rand(probe.shape) for i in range(n_modes - 1)]
+        return cls(t.stack([probe] + stack))
+";
+
+#[test]
+fn should_resolve_a_function_of_a_module_inside_a_package_module() {
+    // cdtools (unseen set 26): `tools.initializers.SHARP_style_probe(dataset)` is a function of
+    // the tree (`tools/initializers.py`), which averages the patterns on the host: the probe is
+    // a host tensor, like the modes drawn beside it. Unresolved, it followed `dataset`.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-dotted-module-call");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("cdpkg/tools")).expect("temp dir");
+    std::fs::write(dir.join("cdpkg/__init__.py"), "").expect("write");
+    std::fs::write(
+        dir.join("cdpkg/tools/__init__.py"),
+        "from . import initializers\n",
+    )
+    .expect("write");
+    let helper = "import numpy as np\nimport torch as t\n\n\ndef SHARP_style_probe(dataset):\n    acc = 0\n    for pattern in dataset:\n        acc = acc + pattern.cpu().numpy()\n    return t.tensor(np.sqrt(acc))\n";
+    std::fs::write(dir.join("cdpkg/tools/initializers.py"), helper).expect("write");
+    std::fs::write(dir.join("cdpkg/models.py"), PROBE_MODEL).expect("write");
+    let report =
+        placer_lint::check_paths(std::slice::from_ref(&dir), &Settings::default()).expect("check");
+    let found: Vec<Rule> = report.diagnostics().map(|(_, d)| d.rule).collect();
+    assert!(found.is_empty(), "a host probe: {found:?}");
+}

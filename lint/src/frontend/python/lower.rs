@@ -4113,18 +4113,32 @@ impl<'a> Lowerer<'a> {
 
         // A function of one of the package's own modules (`c_f.to_device(x, tensor=y)`): a call
         // of the tree, resolved in that module.
+        // (Or of a module inside one, `tools.initializers.SHARP_style_probe(dataset)`: cdtools,
+        // unseen set 26.)
         if let Expr::Attribute(a) = &*c.func {
-            if let Expr::Name(m) = &*a.value {
+            let (root, sub) = match &*a.value {
+                Expr::Name(m) => (Some(m), None),
+                Expr::Attribute(inner) => match &*inner.value {
+                    Expr::Name(m) => (Some(m), Some(inner.attr.id.as_str())),
+                    _ => (None, None),
+                },
+                _ => (None, None),
+            };
+            if let Some(m) = root {
                 let func = a.attr.id.as_str();
                 let module = (!self.is_local(m.id.as_str()))
                     .then(|| self.tree_modules.get(m.id.as_str()))
                     .flatten();
-                if let Some(module) =
-                    module.filter(|_| func.starts_with(|c: char| c.is_lowercase()))
-                {
-                    let target = CallTarget::Free {
-                        name: format!("{module}.{func}"),
+                // (A capitalised name with an underscore is a function too: classes are
+                // CamelCase, `SHARP_style_probe` is not.)
+                let function = func.starts_with(|c: char| c.is_lowercase())
+                    || sub.is_some() && func.contains('_');
+                if let Some(module) = module.filter(|_| function) {
+                    let name = match sub {
+                        Some(sub) => format!("{module}.{sub}.{func}"),
+                        None => format!("{module}.{func}"),
                     };
+                    let target = CallTarget::Free { name };
                     let args = call_args(&args, &kwargs);
                     return Val::new(self.local_call(target, args, arg_tensors, span, reads));
                 }
