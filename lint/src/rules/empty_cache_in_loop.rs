@@ -6,7 +6,11 @@ declare_rule! {
     /// ## What it does
     /// Checks for calls that release the caching allocator's memory (`empty_cache()`) inside a
     /// loop. Not in an `except` handler: releasing the cache after an out-of-memory error, before
-    /// retrying with a smaller batch, is its documented use.
+    /// retrying with a smaller batch, is its documented use. Nor right before a `return`,
+    /// `break` or `raise` that ends the iteration (with no `continue` before it): that runs once
+    /// per loop, not per iteration. Like every performance rule, not in a private module-level
+    /// Python function (`_name`) that nothing in the checked tree names: code that never runs
+    /// costs nothing.
     ///
     /// ## Why is this bad?
     /// Freed blocks go back to the driver and the next iteration allocates them again with

@@ -7,7 +7,9 @@ declare_rule! {
     /// Checks library code for devices with a literal ordinal: `Device::Cuda(1)` (tch,
     /// placer-runtime), `Device::new_cuda(0)` (candle), `CudaDevice::new(0)` /
     /// `LibTorchDevice::Cuda(0)` (burn). Binaries (`main.rs`, `bin/`, `build.rs`, any file with a
-    /// top-level `fn main`), examples and tests are not checked, nor is a probe that only asks
+    /// top-level `fn main`; Python: a `__main__` guard, module-level argument parsing, or a module
+    /// that prints, saves a tensor or edits `sys.path` when imported), examples and tests are not
+    /// checked, nor is a probe that only asks
     /// whether a device exists (`Device::new_metal(0).is_ok()`), nor ordinal 0 as the fallback
     /// when no device was given (`if device is None:`, `"cuda:0" if device is None else ..`,
     /// `device or "cuda:0"`), where it spells the default GPU, nor a parser's arm for the name

@@ -20,7 +20,10 @@ declare_rule! {
     /// `torch.linalg` function that waits for the device to check for errors, such as
     /// `torch.linalg.solve`), that branches on a tensor (`if mask.any():`), or that decides on
     /// a read (`if loss.isnan(): raise ..`, `if n < k: continue`): the host waits there anyway,
-    /// and the read adds no stall that a device-side accumulator would remove.
+    /// and the read adds no stall that a device-side accumulator would remove. Reads of a tensor
+    /// already copied to the host before the loop (by this function or by a helper it called
+    /// there, `pos = _ensure_cpu(pos)`) wait for nothing, and a private module-level Python
+    /// function (`_name`) that nothing in the checked tree names is not checked: it never runs.
     ///
     /// ## Why is this bad?
     /// A host read waits for the device to finish all queued work and copies the value back. Done
