@@ -698,25 +698,27 @@ impl<'a> Program<'a> {
     fn in_module(&self, path: &std::path::Path, module: &str) -> bool {
         // A dotted module path (`tools.initializers.SHARP_style_probe(..)`, cdtools, unseen set
         // 26): the module is its last part, inside a directory named by the part before.
-        if let Some((parent, last)) = module.rsplit_once('.') {
-            let parent = parent.rsplit('.').next().unwrap_or(parent);
-            let dir_named = |dir: &std::path::Path| dir.file_name().is_some_and(|n| n == parent);
-            // (The directory holding the module: a package's `__init__.py` is one level down.)
-            let holder = if path.file_stem().is_some_and(|s| s == "__init__") {
-                path.parent().and_then(std::path::Path::parent)
-            } else {
-                path.parent()
-            };
-            return module_of(path) == Some(last) && holder.is_some_and(dir_named)
-                || path.ancestors().skip(1).any(|dir| {
-                    dir.file_name().is_some_and(|n| n == last)
-                        && self.packages.contains(dir)
-                        && dir.parent().is_some_and(dir_named)
-                });
-        }
-        module_of(path) == Some(module)
+        let (parent, last) = match module.rsplit_once('.') {
+            Some((parent, last)) => (Some(parent.rsplit('.').next().unwrap_or(parent)), last),
+            None => (None, module),
+        };
+        let in_parent = |dir: Option<&std::path::Path>| {
+            parent.is_none_or(|p| {
+                dir.and_then(std::path::Path::file_name)
+                    .is_some_and(|n| n == p)
+            })
+        };
+        // (The directory holding the module: a package's `__init__.py` is one level down.)
+        let holder = if path.file_stem().is_some_and(|s| s == "__init__") {
+            path.parent().and_then(std::path::Path::parent)
+        } else {
+            path.parent()
+        };
+        module_of(path) == Some(last) && in_parent(holder)
             || path.ancestors().skip(1).any(|dir| {
-                dir.file_name().is_some_and(|n| n == module) && self.packages.contains(dir)
+                dir.file_name().is_some_and(|n| n == last)
+                    && self.packages.contains(dir)
+                    && in_parent(dir.parent())
             })
     }
 

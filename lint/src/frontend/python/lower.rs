@@ -6267,7 +6267,6 @@ fn compares_bare_cuda(test: &Expr) -> bool {
 /// `str(device) == "cpu" and ..`, `self.device.type == "cpu"`): not a tensor's own device
 /// (`t.device.type`), which says where data is, not where the caller wants it.
 fn asks_for_host(test: &Expr) -> bool {
-    let cpu = |e: &Expr| matches!(e, Expr::StringLiteral(s) if s.value.to_str() == "cpu");
     let device_variable = |e: &Expr| match compared_device(e) {
         Expr::Name(n) => t::is_device_name(n.id.as_str()),
         Expr::Attribute(a) => {
@@ -6279,7 +6278,8 @@ fn asks_for_host(test: &Expr) -> bool {
     match test {
         Expr::Compare(c) => match (&*c.ops, &*c.comparators) {
             ([ast::CmpOp::Eq], [right]) => {
-                cpu(right) && device_variable(&c.left) || cpu(&c.left) && device_variable(right)
+                names_host(right) && device_variable(&c.left)
+                    || names_host(&c.left) && device_variable(right)
             }
             _ => false,
         },
@@ -6528,6 +6528,18 @@ fn host_test(test: &Expr) -> Option<&Expr> {
     }
 }
 
+/// `"cpu"` or `torch.device("cpu")`.
+fn names_host(e: &Expr) -> bool {
+    match e {
+        Expr::StringLiteral(s) => s.value.to_str() == "cpu",
+        Expr::Call(c) => {
+            matches!(&*c.func, Expr::Attribute(a) if a.attr.id.as_str() == "device")
+                && matches!(c.arguments.args.first(), Some(Expr::StringLiteral(s)) if s.value.to_str() == "cpu")
+        }
+        _ => false,
+    }
+}
+
 /// The tensor whose device `c` compares with `"cpu"` by `op` (`t.device.type == "cpu"`,
 /// `str(t.device) != "cpu"`, `t.device == torch.device("cpu")`).
 fn compared_with_cpu(c: &ast::ExprCompare, op: ast::CmpOp) -> Option<&Expr> {
@@ -6537,23 +6549,15 @@ fn compared_with_cpu(c: &ast::ExprCompare, op: ast::CmpOp) -> Option<&Expr> {
             _ => None,
         }
     }
-    let is_cpu = |e: &Expr| match e {
-        Expr::StringLiteral(s) => s.value.to_str() == "cpu",
-        Expr::Call(c) => {
-            matches!(&*c.func, Expr::Attribute(a) if a.attr.id.as_str() == "device")
-                && matches!(c.arguments.args.first(), Some(Expr::StringLiteral(s)) if s.value.to_str() == "cpu")
-        }
-        _ => false,
-    };
     let ([found], [right]) = (&*c.ops, &*c.comparators) else {
         return None;
     };
     if *found != op {
         return None;
     }
-    if is_cpu(right) {
+    if names_host(right) {
         device_of(&c.left)
-    } else if is_cpu(&c.left) {
+    } else if names_host(&c.left) {
         device_of(right)
     } else {
         None
