@@ -1172,11 +1172,22 @@ impl<'a> Checker<'a> {
         self.diagnostics
     }
 
-    /// A cost at run time is no cost in code that never runs: drops the findings of the
-    /// performance rules inside a private module-level Python function (`_name`) that nothing in
-    /// the tree names but its own `def` (a superseded implementation left in the package: dagua's
-    /// `_graphviz_fdp_update_positions`, unseen set 25).
+    /// Code that never runs fails nowhere and costs nothing: drops every finding inside a
+    /// private Rust function marked `#[allow(dead_code)]` (unsloth-rs's reference kernel
+    /// launchers, unseen set 26), and the findings of the performance rules inside a private
+    /// module-level Python function (`_name`) that nothing in the tree names but its own `def` (a
+    /// superseded implementation left in the package: dagua's `_graphviz_fdp_update_positions`,
+    /// unseen set 25).
     fn drop_costs_of_dead_code(&mut self) {
+        // Rust: every finding in a private function marked `#[allow(dead_code)]`.
+        if !self.file.dead_code.is_empty() {
+            let dead = &self.file.dead_code;
+            self.diagnostics.retain(|d| {
+                !dead
+                    .iter()
+                    .any(|f| f.start <= d.span.start && d.span.end <= f.end)
+            });
+        }
         let perf = |d: &Diagnostic| d.rule.category() == crate::rule::Category::Perf;
         if !self.diagnostics.iter().any(perf)
             || self.file.path.extension().is_none_or(|e| e != "py")

@@ -587,6 +587,9 @@ pub struct File {
     /// (`tf: HomMatrix` with `HomMatrix` imported): a tensor if another file of the tree
     /// defines the name as a tensor alias (see [`File::tensor_aliases`]).
     pub unresolved_annotations: Vec<String>,
+    /// Rust: the extent of each private function its author marked `#[allow(dead_code)]`, the
+    /// author's own word that nothing calls it; findings inside are dropped.
+    pub dead_code: Vec<Span>,
 }
 
 /// The source text of `span`, whitespace runs folded and cut after 48 characters, for messages.
@@ -630,6 +633,7 @@ impl File {
             cells: Vec::new(),
             tensor_aliases: Vec::new(),
             unresolved_annotations: Vec::new(),
+            dead_code: Vec::new(),
         }
     }
 }

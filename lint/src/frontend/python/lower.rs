@@ -2550,6 +2550,27 @@ impl<'a> Lowerer<'a> {
             st.narrowed.push((id, old.clone()));
             Some((id, old, host))
         });
+        // `if ddp_active and v.is_cuda: dist.all_reduce(v)`: in the arm, a tensor built on the
+        // host is on an accelerator after all (moved by code not seen), so it is not the host
+        // tensor it was built as (descript-audiotools, unseen set 26).
+        let on_accelerator: Vec<(usize, Value, Value)> = test
+            .map(accelerator_tested_names)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|name| {
+                let st = self.st();
+                let id = *st.names.get(name)? as usize;
+                let old = st.env[id].clone();
+                if old.device != Device::Cpu || !old.is_tensorish() {
+                    return None;
+                }
+                let mut moved = old.clone();
+                moved.device = Device::Unknown;
+                moved.origin = None;
+                st.set(id, moved.clone());
+                Some((id, old, moved))
+            })
+            .collect();
         let exits_before = self.st().exits;
         // `if ratio <= 1.0: x, t = y, t + h` on a host read in a loop: the read decides which
         // tensor the loop carries on with (an adaptive step's accept / reject).
@@ -2578,6 +2599,12 @@ impl<'a> Lowerer<'a> {
             let st = self.st();
             st.narrowed.pop();
             if st.env[id] == host {
+                st.set(id, old);
+            }
+        }
+        for (id, old, moved) in on_accelerator.into_iter().rev() {
+            let st = self.st();
+            if st.env[id] == moved {
                 st.set(id, old);
             }
         }
@@ -6578,6 +6605,20 @@ fn host_arm(test: &Expr) -> Option<(&Expr, bool)> {
         }
         Expr::Compare(c) => compared_with_cpu(c, ast::CmpOp::NotEq).map(|t| (t, false)),
         _ => None,
+    }
+}
+
+/// The names a test says are off the host when it holds: `t.is_cuda`, `t.device.type != "cpu"`,
+/// `not t.is_cpu`, and each such conjunct of an `and`.
+fn accelerator_tested_names(test: &Expr) -> Vec<&str> {
+    match test {
+        Expr::BoolOp(b) if b.op == ast::BoolOp::And => {
+            b.values.iter().flat_map(accelerator_tested_names).collect()
+        }
+        _ => match host_arm(test) {
+            Some((Expr::Name(n), false)) => vec![n.id.as_str()],
+            _ => Vec::new(),
+        },
     }
 }
 

@@ -105,6 +105,7 @@ pub(crate) fn lower_file(
             }
             lowerer.end_function();
             file.functions = lowerer.functions;
+            file.dead_code = lowerer.dead_code;
             apply_settings(&mut file, settings);
         }
     }
@@ -228,6 +229,8 @@ struct Lowerer<'a> {
     /// Byte offset of each line of the parsed text (in `src`) and whether the line is ASCII.
     lines: Vec<(usize, bool)>,
     path_is_test: bool,
+    /// Private functions marked `#[allow(dead_code)]` (see [`crate::ir::File::dead_code`]).
+    dead_code: Vec<Span>,
     /// A binary's entry or an example (`main.rs`, `bin/`, `examples/`): it chooses the device.
     is_binary: bool,
     /// `use a::B as C` renames: `C` -> `B`.
@@ -286,6 +289,7 @@ impl<'a> Lowerer<'a> {
             src,
             lines,
             path_is_test,
+            dead_code: Vec::new(),
             is_binary: false,
             aliases: HashMap::new(),
             default_device: None,
@@ -714,6 +718,21 @@ impl<'a> Lowerer<'a> {
         };
         let in_test = self.path_is_test || self.test_depth > 0;
         function_meta(sig, attrs, context, in_test, self.ident_range(&sig.ident))
+    }
+
+    /// Records a private function marked `#[allow(dead_code)]` (see [`crate::ir::File::dead_code`]).
+    fn note_dead_code(
+        &mut self,
+        vis: &syn::Visibility,
+        attrs: &[syn::Attribute],
+        sig: &syn::Signature,
+        body: &syn::Block,
+    ) {
+        if matches!(vis, syn::Visibility::Inherited) && allows_dead_code(attrs) {
+            let span = self.pm_span(sig.fn_token.span).start
+                ..self.pm_span(body.brace_token.span.close()).end;
+            self.dead_code.push(span);
+        }
     }
 
     fn lower_fn(&mut self, meta: FunctionMeta, sig: &syn::Signature, body: &syn::Block) {
@@ -2639,6 +2658,19 @@ fn expr_attrs(e: &Expr) -> Option<&[syn::Attribute]> {
     }
 }
 
+/// `#[allow(dead_code)]` (or `#[allow(unused)]`), alone or among other lints.
+fn allows_dead_code(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("allow")
+            && a.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated)
+                .is_ok_and(|lints| {
+                    lints
+                        .iter()
+                        .any(|l| l.is_ident("dead_code") || l.is_ident("unused"))
+                })
+    })
+}
+
 pub(super) fn is_test_attrs(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
         let path = a.path();
@@ -2719,6 +2751,7 @@ impl<'ast> Visit<'ast> for Lowerer<'_> {
     }
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        self.note_dead_code(&f.vis, &f.attrs, &f.sig, &f.block);
         let meta = self.fn_meta(&f.sig, &f.attrs, false);
         self.impls.push((None, None));
         self.lower_fn(meta, &f.sig, &f.block);
@@ -2726,6 +2759,7 @@ impl<'ast> Visit<'ast> for Lowerer<'_> {
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        self.note_dead_code(&f.vis, &f.attrs, &f.sig, &f.block);
         let meta = self.fn_meta(&f.sig, &f.attrs, true);
         self.lower_fn(meta, &f.sig, &f.block);
     }
