@@ -7,7 +7,8 @@ declare_rule! {
     /// ## What it does
     /// Checks for values that, within one iteration of a loop, go to the host (a transfer to the
     /// CPU, or a host read such as `to_vec1`/`to_scalar`) and come back to a device (a transfer,
-    /// or a factory fed with the host copy).
+    /// or a factory fed with the host copy). `torch.tensor([[t[k]]])` of an element of a device
+    /// tensor reads that element on the host.
     ///
     /// ## Why is this bad?
     /// Each iteration pays two copies and a synchronisation: the device drains its queue, the host

@@ -5113,10 +5113,17 @@ impl<'a> Lowerer<'a> {
                 self.emit(EventKind::HostDecision { read }, span.clone());
             }
         }
+        // `torch.tensor([[cc[k]]])` of an element of a device tensor: the element is read on
+        // the host to build the new tensor (pykt-toolkit's evaluation loop, unseen set 26).
+        let element_read = (name == "tensor")
+            .then(|| c.arguments.args.first())
+            .flatten()
+            .and_then(|data| self.device_element_in(data));
         let from_host = args
             .iter()
             .chain(kwargs.iter().map(|(_, v)| v))
             .find_map(|a| a.v.host_read.clone())
+            .or(element_read)
             .filter(|_| !shape_factory);
         if !shape_factory {
             // `torch.tensor([tokens], device=d)` uploads the host data it is given.
@@ -5222,6 +5229,27 @@ impl<'a> Lowerer<'a> {
         );
         self.device_work(span, std::slice::from_ref(&v));
         v
+    }
+
+    /// The span of an element of a device tensor in the data of a factory (`cc[k]` in
+    /// `torch.tensor([[cc[k]]])`, nested lists and tuples included): a tensor named in the
+    /// function that is on the input's or the model's device, or moved to an accelerator.
+    fn device_element_in(&self, data: &Expr) -> Option<Span> {
+        match data {
+            Expr::List(l) => l.elts.iter().find_map(|e| self.device_element_in(e)),
+            Expr::Tuple(t) => t.elts.iter().find_map(|e| self.device_element_in(e)),
+            Expr::Subscript(sub) => {
+                let Expr::Name(n) = &*sub.value else {
+                    return None;
+                };
+                let st = self.stack.last()?;
+                let v = st.env.get(*st.names.get(n.id.as_str())? as usize)?;
+                let on_device =
+                    matches!(v.device, Device::Input | Device::Cached | Device::Cuda(_));
+                (v.kind == ValueKind::Tensor && on_device).then(|| span_of(sub.range))
+            }
+            _ => None,
+        }
     }
 
     fn data_loader(
