@@ -558,6 +558,9 @@ struct FnState {
     /// The elements of a tuple bound to a name (`out = (out, torch.empty(..))`), read where the
     /// name is (`torch.linalg.cholesky_ex(A, out=out)`): only tuples holding a tensor.
     tuples: HashMap<BindingId, Vec<Value>>,
+    /// Bindings of a Python list built in the function (`data = [[..] for i in ..]`, `rows =
+    /// [..] * n`): `torch.tensor(data)` of one builds a host tensor, not a 0-dim scalar.
+    lists: HashSet<BindingId>,
     /// Parameters bound again to a conversion of themselves (`x = torch.asarray(x)`,
     /// `x = -y if x is None else np.asarray(x)`): a tensor use of the name says nothing of what
     /// the caller passes.
@@ -1371,6 +1374,7 @@ impl<'a> Lowerer<'a> {
             narrowed: Vec::new(),
             appended: HashMap::default(),
             tuples: HashMap::default(),
+            lists: HashSet::default(),
             converted: Vec::new(),
             handler_depth: 0,
             moving: None,
@@ -1894,6 +1898,14 @@ impl<'a> Lowerer<'a> {
                             st.converted.push(id);
                         } else if !st.converted.is_empty() {
                             st.converted.retain(|&c| c != id);
+                        }
+                    }
+                }
+                if let [Expr::Name(n)] = a.targets.as_slice() {
+                    let st = self.st();
+                    if let Some(&id) = st.names.get(n.id.as_str()) {
+                        if is_list_data(&a.value) {
+                            st.lists.insert(id);
                         }
                     }
                 }
@@ -5051,6 +5063,7 @@ impl<'a> Lowerer<'a> {
             }
             None if name == "tensor"
                 && !is_sequence_literal(c.arguments.args.first())
+                && !self.names_list(c.arguments.args.first())
                 && !numpy_array =>
             {
                 // `torch.tensor(1e-5)` is a 0-dim scalar (allowed to mix with any device), and
@@ -5229,6 +5242,20 @@ impl<'a> Lowerer<'a> {
         );
         self.device_work(span, std::slice::from_ref(&v));
         v
+    }
+
+    /// Whether `e` is a list built on the spot ([`is_list_data`]) or a name bound to one in
+    /// the current function.
+    fn names_list(&self, e: Option<&Expr>) -> bool {
+        match e {
+            Some(Expr::Name(n)) => self.stack.last().is_some_and(|st| {
+                st.names
+                    .get(n.id.as_str())
+                    .is_some_and(|id| st.lists.contains(id))
+            }),
+            Some(e) => is_list_data(e),
+            None => false,
+        }
     }
 
     /// The span of an element of a device tensor in the data of a factory (`cc[k]` in
@@ -6441,6 +6468,18 @@ fn int_literal(e: &Expr) -> Option<u32> {
 }
 
 /// `torch.tensor([1, 2])`: a literal list or tuple (so not a 0-dim scalar).
+/// A Python list built on the spot: a list literal or comprehension, or one repeated
+/// (`[[0.0, 1.0]] * n`).
+fn is_list_data(e: &Expr) -> bool {
+    match e {
+        Expr::List(_) | Expr::ListComp(_) => true,
+        Expr::BinOp(b) if b.op == ast::Operator::Mult => {
+            matches!(&*b.left, Expr::List(_)) || matches!(&*b.right, Expr::List(_))
+        }
+        _ => false,
+    }
+}
+
 fn is_sequence_literal(e: Option<&Expr>) -> bool {
     matches!(e, Some(Expr::List(_) | Expr::Tuple(_) | Expr::ListComp(_)))
 }
