@@ -5741,6 +5741,25 @@ impl<'a> Lowerer<'a> {
                     st.func.meta.host_compute = true;
                 }
             }
+            // `buf[i] = reward.detach().numpy()` then `ep_ret += reward.item()`: past the
+            // `.numpy()` (which raises on a device tensor) the tensor is on the host (omnisafe's
+            // collector, unseen set 27).
+            if name == "numpy" {
+                let mut root = &*a.value;
+                while let Expr::Call(inner) = root {
+                    match &*inner.func {
+                        Expr::Attribute(at)
+                            if at.attr.id.as_str() == "detach" && inner.arguments.is_empty() =>
+                        {
+                            root = &at.value;
+                        }
+                        _ => break,
+                    }
+                }
+                if matches!(root, Expr::Name(_)) && recv.v.device != Device::Cpu {
+                    self.assert_host(root, method_span.clone());
+                }
+            }
             let mut v = Value::unknown(span);
             v.kind = ValueKind::Host;
             // No wait for a device: `.numpy()` works on host tensors only (the `.cpu()` before
