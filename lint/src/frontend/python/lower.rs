@@ -1819,7 +1819,7 @@ impl<'a> Lowerer<'a> {
                 // (`nn.Parameter(..).to(self.device)` too: on the host `.to` returns the
                 // parameter itself, registered; elsewhere the copy is on the module's own
                 // construction device, qmctorch's, unseen set 17.)
-                let parameter = matches!(peel_moves(&a.value), Expr::Call(c)
+                let parameter = matches!(peel_methods(&a.value, &["to", "cuda"]), Expr::Call(c)
                 if self.qualified(&c.func).is_some_and(|q| {
                     q.ends_with("nn.Parameter") || q.ends_with("nn.Buffer")
                 }));
@@ -5745,17 +5745,7 @@ impl<'a> Lowerer<'a> {
             // `.numpy()` (which raises on a device tensor) the tensor is on the host (omnisafe's
             // collector, unseen set 27).
             if name == "numpy" {
-                let mut root = &*a.value;
-                while let Expr::Call(inner) = root {
-                    match &*inner.func {
-                        Expr::Attribute(at)
-                            if at.attr.id.as_str() == "detach" && inner.arguments.is_empty() =>
-                        {
-                            root = &at.value;
-                        }
-                        _ => break,
-                    }
-                }
+                let root = peel_methods(&a.value, &["detach"]);
                 if matches!(root, Expr::Name(_)) && recv.v.device != Device::Cpu {
                     self.assert_host(root, method_span.clone());
                 }
@@ -6486,7 +6476,6 @@ fn int_literal(e: &Expr) -> Option<u32> {
     }
 }
 
-/// `torch.tensor([1, 2])`: a literal list or tuple (so not a 0-dim scalar).
 /// A Python list built on the spot: a list literal or comprehension, or one repeated
 /// (`[[0.0, 1.0]] * n`).
 fn is_list_data(e: &Expr) -> bool {
@@ -6499,6 +6488,7 @@ fn is_list_data(e: &Expr) -> bool {
     }
 }
 
+/// `torch.tensor([1, 2])`: a literal list or tuple (so not a 0-dim scalar).
 fn is_sequence_literal(e: Option<&Expr>) -> bool {
     matches!(e, Some(Expr::List(_) | Expr::Tuple(_) | Expr::ListComp(_)))
 }
@@ -6712,11 +6702,12 @@ fn accelerator_tested_names(test: &Expr) -> Vec<&str> {
     }
 }
 
-/// `e` without the moves applied to it: `x` of `x.to(device)`, `x.cuda()`, `x.to(d).cuda()`.
-fn peel_moves(mut e: &Expr) -> &Expr {
+/// `e` without the calls of `methods` applied to it: with `["to", "cuda"]`, `x` of
+/// `x.to(device)`, `x.cuda()`, `x.to(d).cuda()`.
+fn peel_methods<'e>(mut e: &'e Expr, methods: &[&str]) -> &'e Expr {
     while let Expr::Call(c) = e {
         match &*c.func {
-            Expr::Attribute(a) if matches!(a.attr.id.as_str(), "to" | "cuda") => e = &a.value,
+            Expr::Attribute(a) if methods.contains(&a.attr.id.as_str()) => e = &a.value,
             _ => break,
         }
     }
