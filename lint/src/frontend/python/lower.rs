@@ -4320,6 +4320,15 @@ impl<'a> Lowerer<'a> {
         reads: Reads,
     ) -> Value {
         if callee.kind != ValueKind::Module {
+            // A callable given only what a host `DataLoader` yields (`tokenizer(batch["text"])`,
+            // a transform): a batch holds strings and lists as well as tensors, and the callable
+            // builds its result where it chooses (a tokenizer keeps its own device): unknown,
+            // not a host tensor (torch-world's `vqa`, unseen set 27).
+            if !arg_tensors.is_empty() && arg_tensors.iter().all(is_loader_batch) {
+                let mut v = Value::unknown(span);
+                v.reads = reads;
+                return v;
+            }
             if !arg_tensors.is_empty() {
                 // A callable given tensors (a module passed in, a loss): computes on them.
                 return self.module_output(arg_tensors, span, reads);
@@ -6755,6 +6764,15 @@ fn compared_name(e: &Expr) -> Option<&str> {
 /// model's device, with no factory or transfer deciding it.
 fn receiver_is_model_state(v: &Value) -> bool {
     v.origin.is_none() && matches!(v.device, Device::Cached | Device::Field(_))
+}
+
+/// Whether `v` is (part of) a batch a host `DataLoader` yields, not moved since (see
+/// `data_loader`): it may hold strings and lists as well as tensors.
+fn is_loader_batch(v: &Value) -> bool {
+    v.device == Device::Cpu
+        && v.origin
+            .as_ref()
+            .is_some_and(|o| !o.is_transfer && o.device_text == "DataLoader")
 }
 
 #[cfg(test)]
