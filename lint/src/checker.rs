@@ -502,15 +502,52 @@ impl<'a> Program<'a> {
     /// host tensors along (a data parser's `orient_poses(poses)` gives `rotation_between` host
     /// vectors too). Bounded by [`crate::engine::meets::MAX_ROUNDS`].
     fn host_only_functions(&self) -> HashSet<FnRef> {
-        let mut host = HashSet::default();
+        let seeds = self.construction_callbacks();
+        let mut host = seeds.clone();
         for _ in 0..crate::engine::meets::MAX_ROUNDS {
-            let next = self.host_only_round(&host);
+            let mut next = self.host_only_round(&host);
+            next.extend(seeds.iter().copied());
             if next == host {
                 break;
             }
             host = next;
         }
         host
+    }
+
+    /// Weight initialisers run only while a module is built: every `Module.apply(f)` of the tree
+    /// that hands over `f` is `self.apply(f)` in a class's `__init__`, and nothing calls `f`
+    /// directly. The module's weights are still on the host there (it is moved with
+    /// `.to(device)` afterwards), so `f`'s tensors are host tensors (omnisafe's
+    /// `init_weights`, unseen set 27).
+    fn construction_callbacks(&self) -> HashSet<FnRef> {
+        let mut at_construction = HashSet::default();
+        let mut elsewhere = HashSet::default();
+        for file in self.files {
+            for (target, constructing) in &file.apply_callbacks {
+                let set = if *constructing {
+                    &mut at_construction
+                } else {
+                    &mut elsewhere
+                };
+                set.extend(self.resolve_call(target, file.id));
+            }
+        }
+        if at_construction.is_empty() {
+            return at_construction;
+        }
+        // (Called directly too: its arguments decide, as for any function.)
+        for file in self.files {
+            for f in &file.functions {
+                for event in &f.events {
+                    if let EventKind::Call { target, .. } = &event.kind {
+                        elsewhere.extend(self.resolve_call(target, file.id));
+                    }
+                }
+            }
+        }
+        at_construction.retain(|r| !elsewhere.contains(r));
+        at_construction
     }
 
     /// One round of [`Program::host_only_functions`], given the host-only functions found so far:
@@ -545,6 +582,15 @@ impl<'a> Program<'a> {
         {
             let caller = (file.id, u32::try_from(index).unwrap_or(u32::MAX));
             let host_caller = known.contains(&caller);
+            // (`layer.weight`, read off a parameter the caller never used as a tensor, is no
+            // tensor to `carried_params`: its reads say where it came from.)
+            let carries = |f: &Function, v: &Value| {
+                !crate::engine::meets::carried_params(self, file.id, f, v).is_empty()
+                    || v.var
+                        .iter()
+                        .chain(v.reads.iter())
+                        .any(|r| f.params.iter().any(|p| p.binding == Some(*r)))
+            };
             for event in &f.events {
                 let EventKind::Call { target, args } = &event.kind else {
                     continue;
@@ -566,7 +612,10 @@ impl<'a> Program<'a> {
                             )?;
                             (typed || arg.value.is_tensor()).then_some(&arg.value)
                         })
-                        .filter(|v| v.is_tensorish())
+                        // (A host-only caller's own parameters, and what it reads off them,
+                        // `trunc(layer.weight)` in a weight initialiser, count whatever their
+                        // kind.)
+                        .filter(|v| v.is_tensorish() || host_caller && carries(f, v))
                         .collect();
                     if tensors.is_empty() {
                         continue;
@@ -576,13 +625,7 @@ impl<'a> Program<'a> {
                             || match self.resolve(v, file.id).0 {
                                 Device::Cpu => true,
                                 // What a host-only caller's tensor parameters carry.
-                                Device::Input => {
-                                    host_caller
-                                        && !crate::engine::meets::carried_params(
-                                            self, file.id, f, v,
-                                        )
-                                        .is_empty()
-                                }
+                                Device::Input | Device::Unknown => host_caller && carries(f, v),
                                 _ => false,
                             }
                     });

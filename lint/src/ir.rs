@@ -593,6 +593,10 @@ pub struct File {
     /// Rust: the extent of each private function its author marked `#[allow(dead_code)]`, the
     /// author's own word that nothing calls it; findings inside are dropped.
     pub dead_code: Vec<Span>,
+    /// Python: the functions handed to `Module.apply` (`self.apply(init_weights)`, a weight
+    /// initialiser), each with whether that call is in a class's `__init__` on `self`: there the
+    /// module is still being built, on the host, before any `.to(device)`.
+    pub apply_callbacks: Vec<(CallTarget, bool)>,
 }
 
 /// The source text of `span`, whitespace runs folded and cut after 48 characters, for messages.
@@ -637,6 +641,7 @@ impl File {
             tensor_aliases: Vec::new(),
             unresolved_annotations: Vec::new(),
             dead_code: Vec::new(),
+            apply_callbacks: Vec::new(),
         }
     }
 }

@@ -89,7 +89,9 @@ declare_rule! {
     /// different behaviour hide each other. Devices stored on the model (`self.device`) are
     /// trusted. A function is taken as host-only code, and not checked, when every call of it
     /// outside tests passes it tensors built on the host, or what a host-only caller was given
-    /// (a data parser's helpers, calls deep), and so is a function that computes with torch's
+    /// (a data parser's helpers, calls deep), a weight initialiser run only as
+    /// `self.apply(init_weights)` in a module's `__init__` (the weights are still on the host
+    /// there) and what it calls, and so is a function that computes with torch's
     /// eager quantized kernels (`torch.nn.quantized.functional`, `torch.ops.quantized`), which
     /// run on the CPU only. So are the methods of a Rust type whose weights are on the host by
     /// construction (a method loads them with `VarBuilder::from_*` / `safetensors::load*` on the

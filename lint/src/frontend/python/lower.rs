@@ -119,6 +119,7 @@ fn lower_source(
             file.classes = lowerer.finish_classes();
             file.tensor_api = lowerer.uses_torch;
             file.unresolved_annotations = std::mem::take(&mut lowerer.unresolved_annotations);
+            file.apply_callbacks = std::mem::take(&mut lowerer.apply_callbacks);
             let deep = lowerer.deep;
             file.functions = lowerer.functions;
             if deep {
@@ -763,6 +764,8 @@ struct Lowerer<'a> {
     tensor_aliases: HashSet<String>,
     /// See [`File::unresolved_annotations`].
     unresolved_annotations: Vec<String>,
+    /// See [`File::apply_callbacks`].
+    apply_callbacks: Vec<(CallTarget, bool)>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -789,6 +792,7 @@ impl<'a> Lowerer<'a> {
             literal_loops: Vec::new(),
             tensor_aliases: HashSet::default(),
             unresolved_annotations: Vec::new(),
+            apply_callbacks: Vec::new(),
         }
     }
 
@@ -4478,6 +4482,30 @@ impl<'a> Lowerer<'a> {
         v
     }
 
+    /// The function a callable expression names: `init_weights`, `self._init_weights`,
+    /// `partial(init_weights, std=0.02)`.
+    fn callback_target(&self, e: &Expr) -> Option<CallTarget> {
+        match e {
+            Expr::Name(n) => Some(CallTarget::Free {
+                name: self.defined_name(n.id.as_str()).to_string(),
+            }),
+            Expr::Attribute(at) if is_self(&at.value) && self.in_method() => {
+                let class = self.stack.last()?.func.meta.self_type.clone()?;
+                Some(CallTarget::Method {
+                    self_type: class,
+                    name: at.attr.id.to_string(),
+                })
+            }
+            Expr::Call(c)
+                if matches!(&*c.func, Expr::Name(n) if n.id.as_str() == "partial")
+                    || matches!(&*c.func, Expr::Attribute(at) if at.attr.id.as_str() == "partial") =>
+            {
+                self.callback_target(c.arguments.args.first()?)
+            }
+            _ => None,
+        }
+    }
+
     /// Whether `name` is a function this file defines (`def DistanceCorrelation(..)`), not a
     /// class: calling it is a call of the tree.
     fn is_capitalised_function(&self, name: &str) -> bool {
@@ -5377,6 +5405,17 @@ impl<'a> Lowerer<'a> {
         let name = a.attr.id.as_str();
         let method_span = usize::from(a.attr.range.start())..span.end;
         let receiver_is_self = is_self(&a.value) && self.in_method();
+        // `self.apply(init_weights)`: a weight initialiser, run on every sub-module.
+        if let ("apply", [callback]) = (name, &c.arguments.args[..]) {
+            if let Some(target) = self.callback_target(callback) {
+                let constructing = receiver_is_self
+                    && self
+                        .stack
+                        .last()
+                        .is_some_and(|s| s.func.meta.name == "__init__");
+                self.apply_callbacks.push((target, constructing));
+            }
+        }
         // `outs.append(y.cpu())`: remembered for `torch.cat(outs)`.
         if let (true, Expr::Name(n), [item]) = (name == "append", &*a.value, args) {
             if item.v.is_tensor() {
