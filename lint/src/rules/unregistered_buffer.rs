@@ -63,7 +63,9 @@ declare_rule! {
     /// device=self.device))`), or whose methods bring their inputs to a device it keeps
     /// (`x.to(self.device)`, not a `device` property). Moving such a module with `.to()` would
     /// leave those tensors behind, but the module is not written to be moved. Reads of the
-    /// attribute's shape, size or dtype meet nothing. Nor is a module that holds nothing `.to()`
+    /// attribute's shape, size, dtype or `len()` meet nothing, and neither does one element of a
+    /// 1-D schedule (`self.temps[self.epoch]` of a `torch.linspace(..)`): a 0-dim tensor, which
+    /// `PyTorch` lets meet tensors on any device. Nor is a module that holds nothing `.to()`
     /// would move (no sub-module, parameter or buffer) and whose construction takes no device:
     /// it is built around its data, on that data's device, and not moved.
     ///
@@ -206,6 +208,14 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             if registered || replaced || checker.program.base_registers(class, attr) {
                 continue;
             }
+            // (A 1-D schedule, `torch.linspace(..)` / `torch.arange(..)`, read only one element
+            // at a time, `self.temps[self.epoch]`: a 0-dim host tensor, which mixes with tensors
+            // on any device.)
+            let one_dim = file.source.get(value.span.clone()).is_some_and(|text| {
+                ["torch.linspace(", "torch.arange(", "torch.logspace("]
+                    .iter()
+                    .any(|f| text.starts_with(f))
+            });
             // ...and a forward path reads as it is (not moved on the spot).
             let read_unmoved = methods.iter().any(|&i| {
                 let f = &file.functions[i];
@@ -221,6 +231,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                             && !passed_to_a_mover(checker, f, &e.span)
                             && !counter_update(&file.source, &e.span)
                             && !metadata_read(&file.source, &e.span)
+                            && !(one_dim && element_read(&file.source, &e.span))
                     })
             });
             if !read_unmoved || !reported.insert(attr.clone()) {
@@ -431,7 +442,12 @@ fn metadata_read(source: &str, read: &Span) -> bool {
             .strip_prefix(t)
             .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
     });
-    if none_test {
+    // `len(self.temps)`: the first dimension's size.
+    let length = after.starts_with(')')
+        && source
+            .get(..read.start)
+            .is_some_and(|before| before.ends_with("len("));
+    if none_test || length {
         return true;
     }
     // (Not `.device`: what is built there, `torch.zeros(n, device=self.ids.device)`, stays
@@ -446,6 +462,25 @@ fn metadata_read(source: &str, read: &Span) -> bool {
                 })
             })
         })
+}
+
+/// Whether the read at `read` is subscripted with one plain integer index (`self.temps[self.epoch]`,
+/// `self.temps[i]`, `self.temps[3]`): no slice, no second axis, no `None`, no tensor index
+/// method. Of a 1-D tensor that is one element, a 0-dim tensor.
+fn element_read(source: &str, read: &Span) -> bool {
+    let Some(rest) = source.get(read.end..).and_then(|r| r.strip_prefix('[')) else {
+        return false;
+    };
+    let Some(close) = rest.find(']') else {
+        return false;
+    };
+    let index = rest[..close].trim();
+    !index.is_empty()
+        && index
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        && index != "None"
+        && !rest[close + 1..].starts_with('[')
 }
 
 /// Whether `value` is the literal `None`.
