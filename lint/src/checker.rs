@@ -536,17 +536,35 @@ impl<'a> Program<'a> {
         if at_construction.is_empty() {
             return at_construction;
         }
-        // (Called directly too: its arguments decide, as for any function.)
-        for file in self.files {
-            for f in &file.functions {
-                for event in &f.events {
-                    if let EventKind::Call { target, .. } = &event.kind {
-                        elsewhere.extend(self.resolve_call(target, file.id));
-                    }
-                }
-            }
-        }
-        at_construction.retain(|r| !elsewhere.contains(r));
+        // (Called directly too: its arguments decide, as for any function. Only calls by one of
+        // the initialisers' names are resolved, the files in parallel.)
+        let names: HashSet<&str> = at_construction
+            .iter()
+            .map(|&r| self.function(r).meta.name.as_str())
+            .collect();
+        let names = &names;
+        let called: HashSet<FnRef> = self
+            .files
+            .par_iter()
+            .flat_map_iter(|file| {
+                file.functions
+                    .iter()
+                    .flat_map(|f| &f.events)
+                    .filter_map(move |event| match &event.kind {
+                        EventKind::Call { target, .. } => {
+                            let (CallTarget::Free { name } | CallTarget::Method { name, .. }) =
+                                target;
+                            let last = name.rsplit('.').next().unwrap_or(name);
+                            names
+                                .contains(last)
+                                .then(|| self.resolve_call(target, file.id))
+                        }
+                        _ => None,
+                    })
+                    .flatten()
+            })
+            .collect();
+        at_construction.retain(|r| !elsewhere.contains(r) && !called.contains(r));
         at_construction
     }
 
