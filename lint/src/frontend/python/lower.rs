@@ -4302,6 +4302,17 @@ impl<'a> Lowerer<'a> {
             }
             let mut v = Value::unknown(span);
             v.reads = reads;
+            // `abs(previous - current) <= tol` of values read from the device: still host
+            // numbers, and a test on them decides on those reads.
+            if matches!(name, "abs" | "round") {
+                if let Some(read) = args
+                    .iter()
+                    .find(|a| a.v.kind == ValueKind::Host && a.v.host_read.is_some())
+                {
+                    v.kind = ValueKind::Host;
+                    v.host_read.clone_from(&read.v.host_read);
+                }
+            }
             return Val::new(v);
         }
         let name = self.defined_name(name);
@@ -5894,6 +5905,11 @@ impl<'a> Lowerer<'a> {
                 self.maybe_op(name, operands, span.clone());
             }
             let mut v = recv.v.clone();
+            // `closure().detach()`: only a tensor has `detach()`, whatever the call returned
+            // (a loss; `if closure().detach() < fitness[i]:` then branches on the device).
+            if name == "detach" && c.arguments.is_empty() && self.uses_torch {
+                v.kind = ValueKind::Tensor;
+            }
             // `stddev.index_select(0, ii)` with `ii` built on the input's device: PyTorch needs
             // the receiver there too, so where the receiver's device is not known the result is
             // on the index's.
@@ -5953,6 +5969,18 @@ impl<'a> Lowerer<'a> {
             return Val::new(v);
         }
 
+        // `closure().detach()` of a call not known to return a tensor: only a tensor has it.
+        if name == "detach"
+            && c.arguments.is_empty()
+            && self.uses_torch
+            && recv.v.kind == ValueKind::Other
+            && a.value.is_call_expr()
+        {
+            let mut v = tensor(span, recv.v.device.clone(), None);
+            v.reads = reads;
+            v.requires_grad = false;
+            return Val::new(v);
+        }
         if recv.v.kind == ValueKind::Host {
             let mut v = recv.v.clone();
             v.var = None;
