@@ -8,7 +8,9 @@ declare_rule! {
     /// loop. Not in an `except` handler: releasing the cache after an out-of-memory error, before
     /// retrying with a smaller batch, is its documented use. Nor right before a `return`,
     /// `break` or `raise` that ends the iteration (with no `continue` before it): that runs once
-    /// per loop, not per iteration. Like every performance rule, not in a private module-level
+    /// per loop, not per iteration. Nor directly in a loop whose variable names the epoch
+    /// (`for epoch in range(epochs):`, not in a batch loop inside it): once per pass over the
+    /// data, a release between coarse units of work. Like every performance rule, not in a private module-level
     /// Python function (`_name`) that nothing in the checked tree names: code that never runs
     /// costs nothing.
     ///
@@ -79,12 +81,58 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
     for (_, func) in checker.functions() {
         for event in &func.events {
             // Every N steps (`if step % 100 == 0`) is the accepted way to bound fragmentation.
-            if matches!(event.kind, EventKind::EmptyCache)
-                && event.loop_id.is_some()
-                && !event.in_periodic
-            {
-                checker.report(&EmptyCacheInLoop, event.span.clone());
+            if !matches!(event.kind, EventKind::EmptyCache) || event.in_periodic {
+                continue;
             }
+            let Some(lp) = event.loop_id else { continue };
+            // Once per epoch (`for epoch in range(epochs):`, directly in the epoch loop, not in
+            // a batch loop inside it): a release between passes over the data, each a coarse
+            // unit of work, not one per step.
+            let header = func
+                .loops
+                .get(lp as usize)
+                .map(|l| checker.text(&l.span))
+                .unwrap_or_default();
+            if is_epoch_loop(&header) {
+                continue;
+            }
+            checker.report(&EmptyCacheInLoop, event.span.clone());
         }
+    }
+}
+
+/// Whether a loop's first line (`for epoch in range(n):`, `for epoch in 0..epochs {`) names
+/// the epoch it counts.
+fn is_epoch_loop(source: &str) -> bool {
+    let line = source.lines().next().unwrap_or("");
+    let Some(rest) = line.trim_start().strip_prefix("for ") else {
+        return false;
+    };
+    let rest = rest.to_ascii_lowercase();
+    let Some((target, _)) = rest.split_once(" in ") else {
+        return false;
+    };
+    // (The name bound must be the epoch: not `for step, batch in enumerate(epoch_iterator):`,
+    // a batch loop, nor `for it in range(epochs):` of an attack whose "epochs" are its steps.)
+    target.contains("epoch") && !target.contains("batch") && !target.contains("step")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_epoch_loop;
+
+    #[test]
+    fn epoch_loops_are_told_from_batch_loops() {
+        assert!(is_epoch_loop("for epoch in range(epochs):\n    train()"));
+        assert!(is_epoch_loop(
+            "for iepoch in range(start_epoch, max_epoch + 1):"
+        ));
+        assert!(!is_epoch_loop("for it in tqdm(range(epochs)):"));
+        assert!(is_epoch_loop("for epoch in 0..epochs {"));
+        assert!(!is_epoch_loop("for x, y in loader:\n    epoch_loss += 1"));
+        assert!(!is_epoch_loop("while epoch < n:"));
+        assert!(!is_epoch_loop(
+            "for step, batch in enumerate(epoch_iterator):"
+        ));
     }
 }
