@@ -295,7 +295,14 @@ pub(crate) fn call_meetings<'e>(
                         continue;
                     };
                     let (d, _) = checker.resolve(&other.value);
-                    if !is_generic_data(func, &other.value, &d, forward) {
+                    // (The callee uses its parameter as a tensor, `torch.cat((X, T))`: that is
+                    // the evidence an unannotated parameter passed along as it is lacks here.
+                    // Not a parameter it converts, `torch.from_numpy(batch[i])`.)
+                    let used_as_tensor = callee_fn
+                        .params
+                        .get(usize::from(j))
+                        .is_some_and(|p| p.tensor_use && !p.host_data);
+                    if !is_generic_data(func, &other.value, &d, forward || used_as_tensor) {
                         continue;
                     }
                     (checker.text(&other.value.span), d)

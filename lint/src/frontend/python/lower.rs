@@ -3154,7 +3154,13 @@ impl<'a> Lowerer<'a> {
                     v.kind == ValueKind::Device && matches!(v.device, Device::Cuda(None))
                 };
                 let host = |v: &Value| v.kind == ValueKind::Device && v.device == Device::Cpu;
-                let mut v = if available && accelerator(&a.v) && host(&b.v) {
+                // `u if isinstance(u, float) else u.to(device)`: the arm that keeps the name is
+                // taken only when it holds no tensor (nbn's conformal scores, unseen set 24).
+                let not_a_tensor = host_instance_test(&i.test)
+                    .is_some_and(|n| matches!(&*i.body, Expr::Name(b) if b.id.as_str() == n));
+                let mut v = if not_a_tensor {
+                    b.v
+                } else if available && accelerator(&a.v) && host(&b.v) {
                     let mut v = a.v;
                     let written = self.text(&span);
                     v.origin = Some(Arc::new(self.origin(
