@@ -10,7 +10,9 @@ declare_rule! {
     /// Checks for tensors that an `nn.Module`'s `__init__` stores as plain attributes
     /// (`self.mask = torch.ones(..)`, or a tensor argument) without `register_buffer` or
     /// `nn.Parameter`, and that a forward path of the same class then reads (not only to add a
-    /// number to it in place, `self.step += 1`, which meets nothing).
+    /// number to it in place, `self.step += 1`, which meets nothing). `nn.Buffer(..)` registers,
+    /// and so does a helper given the module and the attribute's own name (`self.mask =
+    /// make_buffer(self, "mask", t)`, a wrapper of either).
     ///
     /// ## Why is this bad?
     /// `model.to(device)` moves parameters and registered buffers only. The plain attribute stays
