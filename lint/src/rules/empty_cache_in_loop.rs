@@ -91,9 +91,9 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             let header = func
                 .loops
                 .get(lp as usize)
-                .map(|l| checker.text(&l.span))
-                .unwrap_or_default();
-            if is_epoch_loop(&header) {
+                .and_then(|l| checker.file.source.get(l.span.clone()))
+                .unwrap_or("");
+            if is_epoch_loop(header) {
                 continue;
             }
             checker.report(&EmptyCacheInLoop, event.span.clone());

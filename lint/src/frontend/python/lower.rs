@@ -435,18 +435,6 @@ fn tests_device_for_none(test: &Expr) -> bool {
 /// The name an `isinstance(name, list)` test (alone or in an `and`) finds to be host data: a
 /// Python sequence or number, or a `NumPy` array; or a `not isinstance(name, torch.Tensor)` test
 /// finds to be no tensor.
-/// `self.y_axis = make_buffer(self, "y_axis", t)`: a helper given the module and the
-/// attribute's own name registers it (a wrapper of `register_buffer` or `nn.Buffer`, anny's).
-fn registers_by_name(value: &Expr, attr: &str) -> bool {
-    let Expr::Call(c) = value else { return false };
-    let args = &c.arguments.args;
-    args.iter()
-        .any(|a| matches!(a, Expr::Name(n) if n.id.as_str() == "self"))
-        && args
-            .iter()
-            .any(|a| matches!(a, Expr::StringLiteral(s) if s.value.to_str() == attr))
-}
-
 fn host_instance_test(test: &Expr) -> Option<&str> {
     match test {
         Expr::BoolOp(b) if b.op == ast::BoolOp::And => b.values.iter().find_map(host_instance_test),
@@ -6557,6 +6545,17 @@ fn call_args(args: &[Val], kwargs: &[(Option<&str>, Val)]) -> Vec<Arg> {
             })
         }))
         .collect()
+}
+
+/// `self.y_axis = make_buffer(self, "y_axis", t)`: a helper given the module and the
+/// attribute's own name registers it (a wrapper of `register_buffer` or `nn.Buffer`, anny's).
+fn registers_by_name(value: &Expr, attr: &str) -> bool {
+    let Expr::Call(c) = value else { return false };
+    let args = &c.arguments.args;
+    args.iter().any(is_self)
+        && args
+            .iter()
+            .any(|a| matches!(a, Expr::StringLiteral(s) if s.value.to_str() == attr))
 }
 
 fn is_self(e: &Expr) -> bool {
