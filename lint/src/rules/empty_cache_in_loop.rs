@@ -10,7 +10,10 @@ declare_rule! {
     /// `break` or `raise` that ends the iteration (with no `continue` before it): that runs once
     /// per loop, not per iteration. Nor directly in a loop whose variable names the epoch
     /// (`for epoch in range(epochs):`, not in a batch loop inside it): once per pass over the
-    /// data, a release between coarse units of work. Like every performance rule, not in a private module-level
+    /// data, a release between coarse units of work. Nor in a loop whose body also calls
+    /// `gc.collect()`: collecting the garbage and then handing the cache back is a deliberate
+    /// release of whole models or experiments between iterations (each one builds its own), not a
+    /// per-step habit. Like every performance rule, not in a private module-level
     /// Python function (`_name`) that nothing in the checked tree names: code that never runs
     /// costs nothing.
     ///
@@ -93,7 +96,7 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
                 .get(lp as usize)
                 .and_then(|l| checker.file.source.get(l.span.clone()))
                 .unwrap_or("");
-            if is_epoch_loop(header) {
+            if is_epoch_loop(header) || collects_garbage(header) {
                 continue;
             }
             checker.report(&EmptyCacheInLoop, event.span.clone());
@@ -117,9 +120,28 @@ fn is_epoch_loop(source: &str) -> bool {
     target.contains("epoch") && !target.contains("batch") && !target.contains("step")
 }
 
+/// Whether a loop's source calls Python's `gc.collect()` (outside a comment): the iteration
+/// releases what it built on purpose, a model or a whole experiment, before the next one.
+fn collects_garbage(source: &str) -> bool {
+    source.lines().any(|line| {
+        let code = line.split('#').next().unwrap_or("");
+        code.contains("gc.collect(")
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::is_epoch_loop;
+    use super::{collects_garbage, is_epoch_loop};
+
+    #[test]
+    fn garbage_collection_in_the_loop_is_seen_outside_comments() {
+        assert!(collects_garbage(
+            "for job in jobs:\n    run(job)\n    gc.collect()\n    torch.cuda.empty_cache()"
+        ));
+        assert!(!collects_garbage(
+            "for x in loader:\n    model(x)  # gc.collect() is too slow here\n    torch.cuda.empty_cache()"
+        ));
+    }
 
     #[test]
     fn epoch_loops_are_told_from_batch_loops() {

@@ -3884,7 +3884,16 @@ impl<'a> Lowerer<'a> {
                 && op != "%"
                 && op != "%="
             {
+                // Both sides' reads (`total += b.item()` after `total += a.item()` in the same
+                // iteration: the sum carries the first read, the new term its own).
+                // (Only for an accumulation: in `h.item() * w.item()` the first read stands for
+                // the expression.)
+                let accumulates = op.ends_with('=') && !is_comparison(op);
+                let other = rhs.host_read.clone().filter(|r| *r != read && accumulates);
                 self.emit(EventKind::HostArith { read }, span.clone());
+                if let Some(read) = other {
+                    self.emit(EventKind::HostArith { read }, span.clone());
+                }
             }
         } else if (lhs.is_tensor() || rhs.is_tensor()) && self.st().timer_live {
             self.device_work(span.clone(), &[lhs.clone(), rhs.clone()]);
@@ -4751,7 +4760,27 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         if t::HOST_READ_BUILTINS.contains(&q) {
-            let source = args.first().filter(|a| a.v.is_tensor())?.v.clone();
+            let first = args.first()?;
+            if !first.v.is_tensor() {
+                // `float(mask.sum().item())`: converting a reduction already read keeps the read
+                // it came from. (Not `int(..)`, an index or a size the host needs, nor
+                // `float(pos[i, 0].item())`, an element of a table read one at a time.)
+                let read = first.v.host_read.clone().filter(|r| {
+                    q == "float"
+                        && !self.src.get(..r.start).is_some_and(|before| {
+                            before
+                                .trim_end()
+                                .trim_end_matches('.')
+                                .trim_end()
+                                .ends_with(']')
+                        })
+                })?;
+                let mut v = Value::unknown(span);
+                v.kind = ValueKind::Host;
+                v.host_read = Some(read);
+                return Some(Val::new(v));
+            }
+            let source = first.v.clone();
             self.emit(
                 EventKind::HostRead {
                     source,
