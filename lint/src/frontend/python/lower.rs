@@ -513,6 +513,18 @@ struct FnState {
     lambdas: HashMap<String, std::rc::Rc<ast::ExprLambda>>,
     /// Parameters that hold a Python number (`eps: float`, `scale=0.5`).
     number_params: Vec<BindingId>,
+    /// Parameters whose default is a literal tuple or list of numbers (`offset=(0.0, 0.0)`):
+    /// host data, a 1-D tensor once wrapped.
+    sequence_params: Vec<BindingId>,
+    /// The factory calls that built a 1-D table: of a flat literal sequence
+    /// (`torch.tensor([0.1, 0.2])`), of a parameter defaulted to one, or a range
+    /// (`torch.arange(n)`).
+    one_dim_tables: Vec<Span>,
+    /// Names bound to one of [`FnState::one_dim_tables`] itself, until bound again.
+    one_dim_names: Vec<String>,
+    /// Names bound to a dtype (`f64 = torch.float64`, `cdt = complex_of(x.dtype)`): `.to(f64)`
+    /// is a cast.
+    dtype_names: Vec<String>,
     /// Names bound to a boolean mask of a tensor (`in_range = (b >= lo) & (b <= hi)`), until
     /// bound again.
     masks: Vec<String>,
@@ -1363,6 +1375,10 @@ impl<'a> Lowerer<'a> {
             instance_of: HashMap::default(),
             lambdas: HashMap::default(),
             number_params: Vec::new(),
+            sequence_params: Vec::new(),
+            one_dim_tables: Vec::new(),
+            one_dim_names: Vec::new(),
+            dtype_names: Vec::new(),
             numpy_arrays: Vec::new(),
             masks: Vec::new(),
             loop_stack: Vec::new(),
@@ -1479,6 +1495,17 @@ impl<'a> Lowerer<'a> {
     }
 
     fn bind(&mut self, name: &str, mut value: Value) -> BindingId {
+        // `x_min = torch.tensor([..])`: the name holds the 1-D table itself (the factory is
+        // the whole right-hand side).
+        let table = value.origin.as_ref().is_some_and(|o| {
+            self.stack
+                .last()
+                .is_some_and(|st| st.one_dim_tables.contains(&o.span))
+                && self
+                    .src
+                    .get(value.span.end..o.span.start)
+                    .is_some_and(|between| between.trim() == "=")
+        });
         let st = self.st();
         value.var = None;
         if !st.numpy_arrays.is_empty() {
@@ -1486,6 +1513,12 @@ impl<'a> Lowerer<'a> {
         }
         if !st.masks.is_empty() {
             st.masks.retain(|n| n != name);
+        }
+        if !st.one_dim_names.is_empty() {
+            st.one_dim_names.retain(|n| n != name);
+        }
+        if table {
+            st.one_dim_names.push(name.to_string());
         }
         // A number read out of a tensor carries no device: what is computed from it is not
         // computed from that tensor (for the parameter-meet summaries).
@@ -1646,9 +1679,19 @@ impl<'a> Lowerer<'a> {
             let kind = value.kind;
             let number = matches!(annotation, Some("float" | "int"))
                 || annotation.is_none() && p.default.as_deref().is_some_and(is_number_literal);
+            let sequence = p.default.as_deref().is_some_and(|d| match d {
+                Expr::Tuple(ast::ExprTuple { elts, .. })
+                | Expr::List(ast::ExprList { elts, .. }) => {
+                    !elts.is_empty() && elts.iter().all(is_number_literal)
+                }
+                _ => false,
+            });
             let binding = self.bind(pname, value);
             if number {
                 self.st().number_params.push(binding);
+            }
+            if sequence {
+                self.st().sequence_params.push(binding);
             }
             // `buf: Buffer` with `Buffer` a class of this file: its methods are known.
             if let Some(class) = annotation.filter(|a| self.class(a).is_some()) {
@@ -1684,6 +1727,25 @@ impl<'a> Lowerer<'a> {
 
     /// Whether `e` is a Python number: a numeric literal, or a parameter that holds one and
     /// still does.
+    /// Whether `e` names a parameter defaulted to a tuple or list of numbers (`offset=(0.0,
+    /// 0.0)`), never assigned in the function: `torch.tensor(offset)` is 1-D host data.
+    fn is_sequence_param(&self, e: Option<&Expr>) -> bool {
+        let Some(Expr::Name(n)) = e else {
+            return false;
+        };
+        self.is_sequence_param_name(n.id.as_str())
+    }
+
+    /// See [`Lowerer::is_sequence_param`].
+    fn is_sequence_param_name(&self, name: &str) -> bool {
+        self.stack.last().is_some_and(|st| {
+            st.names.get(name).is_some_and(|&b| {
+                st.sequence_params.contains(&b)
+                    && st.func.bindings[b as usize].assigned_in.is_empty()
+            })
+        })
+    }
+
     fn is_number(&self, e: &Expr) -> bool {
         if is_number_literal(e) {
             return true;
@@ -1805,6 +1867,34 @@ impl<'a> Lowerer<'a> {
                     self.st().log_depth -= 1;
                 }
                 if let [Expr::Name(n)] = a.targets.as_slice() {
+                    // `f64 = torch.float64`, `cdt = _complex_of(coords.real_dtype)`: a dtype, or
+                    // what is computed from one alone.
+                    let dtype = match &*a.value {
+                        // `rdt = coords.real_dtype`
+                        Expr::Attribute(at) if at.attr.id.as_str().ends_with("dtype") => true,
+                        Expr::Attribute(_) => self.qualified(&a.value).is_some_and(|q| {
+                            q.strip_prefix("torch.").is_some_and(t::is_dtype_name)
+                        }),
+                        // (A function of dtypes alone, `_complex_of(x.dtype)`; not a method,
+                        // `mask.to(x.dtype)`, which returns a tensor.)
+                        Expr::Call(call) if matches!(&*call.func, Expr::Name(_)) => {
+                            !call.arguments.args.is_empty()
+                                && call.arguments.keywords.is_empty()
+                                && call.arguments.args.iter().all(|e| {
+                                    self.src_of(e).ends_with("dtype")
+                                        || matches!(e, Expr::Name(a) if self.stack.last()
+                                                .is_some_and(|st| st.dtype_names.iter()
+                                                    .any(|d| d == a.id.as_str())))
+                                })
+                        }
+                        _ => false,
+                    };
+                    let name = n.id.as_str();
+                    let st = self.st();
+                    st.dtype_names.retain(|d| d != name);
+                    if dtype {
+                        st.dtype_names.push(name.to_string());
+                    }
                     let reads = self.timer_reads_since(before);
                     let st = self.st();
                     if let Expr::Lambda(l) = &*a.value {
@@ -3305,6 +3395,34 @@ impl<'a> Lowerer<'a> {
                 let indexes_tensor = generic_base
                     && (idx.v.is_tensorish()
                         || !idx.elems.is_empty() && idx.elems.iter().all(Value::is_tensorish));
+                // `x_min[i]` of a 1-D table built here on the host (`torch.tensor([..])`,
+                // `torch.arange(n)`), at one integer position: a 0-dim host tensor, which PyTorch
+                // lets meet tensors on any device.
+                let element = on_host
+                    && !idx.v.is_tensorish()
+                    && idx.elems.is_empty()
+                    && !matches!(
+                        &*s.slice,
+                        Expr::Slice(_)
+                            | Expr::Tuple(_)
+                            | Expr::List(_)
+                            | Expr::NoneLiteral(_)
+                            | Expr::EllipsisLiteral(_)
+                            | Expr::StringLiteral(_)
+                    )
+                    // (The table itself, bound to a name, not a value computed from it.)
+                    && matches!(&*s.value, Expr::Name(n)
+                        if self.stack.last().is_some_and(|st| {
+                            st.one_dim_names.iter().any(|t| t == n.id.as_str())
+                        }));
+                if element {
+                    let mut v = Value::unknown(span);
+                    v.kind = ValueKind::Tensor;
+                    v.host_scalar.clone_from(&base.v.origin);
+                    v.reads = base.v.reads;
+                    v.reads.extend(idx.v.reads);
+                    return Val::new(v);
+                }
                 let mut v = base.v;
                 v.var = None;
                 // `features[mask]` of a device-generic tensor is where `features` is, whatever
@@ -5150,6 +5268,7 @@ impl<'a> Lowerer<'a> {
             None if name == "tensor"
                 && !is_sequence_literal(c.arguments.args.first())
                 && !self.names_list(c.arguments.args.first())
+                && !self.is_sequence_param(c.arguments.args.first())
                 && !numpy_array =>
             {
                 // `torch.tensor(1e-5)` is a 0-dim scalar (allowed to mix with any device), and
@@ -5233,11 +5352,28 @@ impl<'a> Lowerer<'a> {
             self.record_upload(&data);
         }
         let on_host = device == Device::Cpu;
+        let first = c.arguments.args.first();
+        let flat = |elts: &[Expr]| {
+            elts.iter()
+                .all(|e| !matches!(e, Expr::List(_) | Expr::Tuple(_) | Expr::Starred(_)))
+        };
+        let one_dim = matches!(name, "arange" | "linspace" | "logspace")
+            || (matches!(name, "tensor" | "as_tensor") || t::is_legacy_constructor(name))
+                && c.arguments.args.len() == 1
+                && match first {
+                    Some(Expr::List(l)) => flat(&l.elts),
+                    Some(Expr::Tuple(t)) => flat(&t.elts),
+                    e => name != "Tensor" && self.is_sequence_param(e),
+                };
+        if on_host && one_dim {
+            self.st().one_dim_tables.push(span.clone());
+        }
         // (Given a device, it is on that one: `torch.tensor(n, device=x.device)`.)
         let host_scalar = Self::keyword(c, "device").is_none()
             && match name {
                 "tensor" => {
                     !is_sequence_literal(c.arguments.args.first())
+                        && !self.is_sequence_param(c.arguments.args.first())
                         && !numpy_array
                         && args.first().is_some_and(|a| !a.v.is_tensorish())
                 }
@@ -5709,15 +5845,20 @@ impl<'a> Lowerer<'a> {
                     // that does not name a dtype (`.to(dtype_float)`, `.to(self.half)`): may be
                     // a tensor, whose device it takes.
                     // (An attribute of `self` only: `torch.long`, `np.float32` are dtypes.)
+                    let dtype_name = arg_expr.is_some_and(|e| {
+                        matches!(e, Expr::Name(n) if self.stack.last()
+                            .is_some_and(|st| st.dtype_names.iter().any(|d| d == n.id.as_str())))
+                    });
                     let maybe_tensor_arg = arg_expr.is_some_and(|e| {
                         let of_self = matches!(e, Expr::Attribute(a) if is_self(&a.value));
                         (matches!(e, Expr::Name(_) | Expr::Subscript(_)) || of_self)
                             && !t::names_dtype(self.src_of(e))
-                    });
+                    }) && !dtype_name;
                     // `.to(**self.tpdv)` with `tpdv = dict(dtype=.., device=device)`: the device
                     // comes in the unpacked keywords (openrl, unseen set 15).
                     let unpacked = kwargs.iter().find(|(k, _)| k.is_none()).map(|(_, v)| &v.v);
                     first
+                        .filter(|_| !dtype_name)
                         .and_then(|d| {
                             if d.kind == ValueKind::Device || d.is_tensorish() {
                                 Some((d.device.clone(), Some(d.clone())))

@@ -927,3 +927,20 @@ pub(crate) const FULL_REDUCTIONS: &[&str] = &[
     "all",
     "any",
 ];
+
+/// Whether `name` (after `torch.`) is one of `PyTorch`'s dtypes (`float64`, `long`, `complex64`,
+/// `bfloat16`, `uint8`, `float8_e4m3fn`), not a device or a tensor.
+pub(crate) fn is_dtype_name(name: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "float", "double", "half", "bfloat16", "long", "int", "short", "bool", "cfloat", "cdouble",
+        "chalf",
+    ];
+    const PREFIXES: &[&str] = &["float", "int", "uint", "complex", "bfloat", "qint", "quint"];
+    NAMES.contains(&name)
+        || PREFIXES.iter().any(|p| {
+            name.strip_prefix(p).is_some_and(|rest| {
+                rest.chars().next().is_some_and(|c| c.is_ascii_digit())
+                    && rest.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+        })
+}
