@@ -91,12 +91,12 @@ pub(crate) fn check(checker: &mut Checker<'_>) {
             // Once per epoch (`for epoch in range(epochs):`, directly in the epoch loop, not in
             // a batch loop inside it): a release between passes over the data, each a coarse
             // unit of work, not one per step.
-            let header = func
+            let loop_source = func
                 .loops
                 .get(lp as usize)
                 .and_then(|l| checker.file.source.get(l.span.clone()))
                 .unwrap_or("");
-            if is_epoch_loop(header) || collects_garbage(header) {
+            if is_epoch_loop(loop_source) || collects_garbage(loop_source) {
                 continue;
             }
             checker.report(&EmptyCacheInLoop, event.span.clone());

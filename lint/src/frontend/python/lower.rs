@@ -1679,13 +1679,11 @@ impl<'a> Lowerer<'a> {
             let kind = value.kind;
             let number = matches!(annotation, Some("float" | "int"))
                 || annotation.is_none() && p.default.as_deref().is_some_and(is_number_literal);
-            let sequence = p.default.as_deref().is_some_and(|d| match d {
-                Expr::Tuple(ast::ExprTuple { elts, .. })
-                | Expr::List(ast::ExprList { elts, .. }) => {
-                    !elts.is_empty() && elts.iter().all(is_number_literal)
-                }
-                _ => false,
-            });
+            let sequence = p
+                .default
+                .as_deref()
+                .and_then(sequence_elements)
+                .is_some_and(|elts| !elts.is_empty() && elts.iter().all(is_number_literal));
             let binding = self.bind(pname, value);
             if number {
                 self.st().number_params.push(binding);
@@ -1725,8 +1723,6 @@ impl<'a> Lowerer<'a> {
         self.end_function();
     }
 
-    /// Whether `e` is a Python number: a numeric literal, or a parameter that holds one and
-    /// still does.
     /// Whether `e` names a parameter defaulted to a tuple or list of numbers (`offset=(0.0,
     /// 0.0)`), never assigned in the function: `torch.tensor(offset)` is 1-D host data.
     fn is_sequence_param(&self, e: Option<&Expr>) -> bool {
@@ -1734,6 +1730,12 @@ impl<'a> Lowerer<'a> {
             return false;
         };
         self.is_sequence_param_name(n.id.as_str())
+    }
+
+    /// Whether `e` is a name the current function bound to a dtype ([`FnState::dtype_names`]).
+    fn is_dtype_bound(&self, e: &Expr) -> bool {
+        matches!(e, Expr::Name(n) if self.stack.last()
+            .is_some_and(|st| st.dtype_names.iter().any(|d| d == n.id.as_str())))
     }
 
     /// See [`Lowerer::is_sequence_param`].
@@ -1746,6 +1748,8 @@ impl<'a> Lowerer<'a> {
         })
     }
 
+    /// Whether `e` is a Python number: a numeric literal, or a parameter that holds one and
+    /// still does.
     fn is_number(&self, e: &Expr) -> bool {
         if is_number_literal(e) {
             return true;
@@ -1881,10 +1885,7 @@ impl<'a> Lowerer<'a> {
                             !call.arguments.args.is_empty()
                                 && call.arguments.keywords.is_empty()
                                 && call.arguments.args.iter().all(|e| {
-                                    self.src_of(e).ends_with("dtype")
-                                        || matches!(e, Expr::Name(a) if self.stack.last()
-                                                .is_some_and(|st| st.dtype_names.iter()
-                                                    .any(|d| d == a.id.as_str())))
+                                    self.src_of(e).ends_with("dtype") || self.is_dtype_bound(e)
                                 })
                         }
                         _ => false,
@@ -5360,10 +5361,9 @@ impl<'a> Lowerer<'a> {
         let one_dim = matches!(name, "arange" | "linspace" | "logspace")
             || (matches!(name, "tensor" | "as_tensor") || t::is_legacy_constructor(name))
                 && c.arguments.args.len() == 1
-                && match first {
-                    Some(Expr::List(l)) => flat(&l.elts),
-                    Some(Expr::Tuple(t)) => flat(&t.elts),
-                    e => name != "Tensor" && self.is_sequence_param(e),
+                && match first.and_then(sequence_elements) {
+                    Some(elts) => flat(elts),
+                    None => name != "Tensor" && self.is_sequence_param(first),
                 };
         if on_host && one_dim {
             self.st().one_dim_tables.push(span.clone());
@@ -5845,10 +5845,7 @@ impl<'a> Lowerer<'a> {
                     // that does not name a dtype (`.to(dtype_float)`, `.to(self.half)`): may be
                     // a tensor, whose device it takes.
                     // (An attribute of `self` only: `torch.long`, `np.float32` are dtypes.)
-                    let dtype_name = arg_expr.is_some_and(|e| {
-                        matches!(e, Expr::Name(n) if self.stack.last()
-                            .is_some_and(|st| st.dtype_names.iter().any(|d| d == n.id.as_str())))
-                    });
+                    let dtype_name = arg_expr.is_some_and(|e| self.is_dtype_bound(e));
                     let maybe_tensor_arg = arg_expr.is_some_and(|e| {
                         let of_self = matches!(e, Expr::Attribute(a) if is_self(&a.value));
                         (matches!(e, Expr::Name(_) | Expr::Subscript(_)) || of_self)
@@ -6751,6 +6748,15 @@ fn is_list_data(e: &Expr) -> bool {
             matches!(&*b.left, Expr::List(_)) || matches!(&*b.right, Expr::List(_))
         }
         _ => false,
+    }
+}
+
+/// The elements of a literal tuple or list (`(0.0, 0.0)`, `[1, 2]`).
+fn sequence_elements(e: &Expr) -> Option<&[Expr]> {
+    match e {
+        Expr::Tuple(t) => Some(&t.elts),
+        Expr::List(l) => Some(&l.elts),
+        _ => None,
     }
 }
 
